@@ -1,0 +1,165 @@
+"""Command-line entry point: argument parsing and exit codes only.
+
+Exit codes: 0 success (no errors), 1 the input has errors (or outputs are stale),
+2 usage or internal error.  Each command's logic lives in its own module; this file
+imports that module only when the command runs, so ``etwmc lint`` never loads the
+code generator.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from . import __version__
+
+EXIT_OK = 0
+EXIT_ERRORS = 1
+EXIT_USAGE = 2
+
+REPORT_URL = "https://github.com/etwmc/etwmc/issues"
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _add_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "lint",
+        help="validate manifests and report problems",
+        description="Validate instrumentation manifests (files, or folders searched for "
+        "*.man, *.xml and *.manifest) and report every problem found.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or folders")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("--werror", action="store_true", help="treat warnings as errors")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    p.set_defaults(_run="etwmc.lint:run")
+
+
+def _add_compile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "compile",
+        help="compile a manifest into a Python provider module and binary resources",
+        description="Compile a manifest into a Python provider module, the WEVT_TEMPLATE blob "
+        "(<base>TEMP.BIN), one message table per culture (<base>_MSG0000N.bin) and the .rc "
+        "that links them.  Outputs are written all-or-nothing.",
+    )
+    p.add_argument("manifest", help="the manifest to compile")
+    p.add_argument("-o", "--output-dir", default=".", metavar="DIR", help="output folder (default: .)")
+    p.add_argument("-z", "--base", metavar="BASE", help="base name of outputs (default: the manifest's)")
+    p.add_argument(
+        "--wevt-version", type=int, choices=(3, 5), default=5, help="WEVT_TEMPLATE version (default: 5)"
+    )
+    p.add_argument("--module", metavar="NAME", help="name of the generated Python module")
+    p.add_argument("--no-python", action="store_true", help="write only the binary outputs")
+    p.add_argument("--no-binary", action="store_true", help="write only the Python module")
+    p.add_argument("--resource-dll", action="store_true", help="also write a resource-only DLL")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 if the outputs on disk differ from what would be written",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text", help="diagnostic format")
+    p.add_argument("--werror", action="store_true", help="treat warnings as errors")
+    p.set_defaults(_run="etwmc.compile:run")
+
+
+def _add_decompile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("decompile", help="rebuild a manifest from a WEVT_TEMPLATE blob")
+    p.add_argument("blob", help="a WEVT_TEMPLATE blob (<base>TEMP.BIN)")
+    p.add_argument(
+        "--messages", action="append", default=[], metavar="MSG.bin", help="message table(s)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="manifest to write (default: stdout)")
+    p.set_defaults(_run="etwmc.wevt.decompile:run")
+
+
+def _add_decode(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("decode", help="decode event payloads with manifest or binary metadata")
+    p.add_argument("input", help="an event file written by an in-process session")
+    p.add_argument("--manifest", metavar="MAN", help="metadata from a manifest")
+    p.add_argument("--wevt", metavar="TEMP.BIN", help="metadata from a WEVT_TEMPLATE blob")
+    p.add_argument(
+        "--messages", action="append", default=[], metavar="MSG.bin", help="message table(s)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write JSON here (default: stdout)")
+    p.set_defaults(_run="etwmc.decode:run")
+
+
+def _add_diff(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "diff", help="report changes between two manifests that break decoders or consumers"
+    )
+    p.add_argument("old", help="the baseline: a manifest or a compiled TEMP.BIN")
+    p.add_argument("new", help="the new manifest")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument("--werror", action="store_true", help="treat warnings as errors")
+    p.set_defaults(_run="etwmc.diff:run")
+
+
+def _add_guid(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("guid", help="the provider GUID derived from a name (EventSource rule)")
+    p.add_argument("names", nargs="+", metavar="NAME")
+    p.set_defaults(_run="etwmc.guid:run")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="etwmc", description="Instrumentation-manifest compiler for Event Tracing for Windows."
+    )
+    parser.add_argument("--version", action="version", version=f"etwmc {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for add in (_add_lint, _add_compile, _add_decompile, _add_decode, _add_diff, _add_guid):
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse exits 2 on usage errors, 0 on --help
+        return int(e.code or 0)
+    module_name, func_name = args._run.split(":")
+    try:
+        module = importlib.import_module(module_name)
+        result: int = getattr(module, func_name)(args)
+        return result
+    except KeyboardInterrupt:
+        print("etwmc: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_USAGE
+    except ModuleNotFoundError as e:
+        if e.name in ("lxml", "jinja2", "black", "xmlschema"):
+            print(
+                f"etwmc: the compiler needs {e.name}, which is not installed; "
+                "install the compiler with: pip install 'etwmc[compiler]'",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        raise_internal(e)
+        return EXIT_USAGE
+    except Exception as e:  # noqa: BLE001 - the last line of defence: never a bare traceback
+        raise_internal(e)
+        return EXIT_USAGE
+
+
+def raise_internal(e: BaseException) -> None:
+    tb = traceback.extract_tb(e.__traceback__)
+    where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
+    print(f"etwmc: internal error: {type(e).__name__}: {e}{where}", file=sys.stderr)
+    print(
+        f"etwmc: this is a bug in etwmc, please report it at {REPORT_URL} "
+        "with the command and input that caused it",
+        file=sys.stderr,
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

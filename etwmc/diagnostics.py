@@ -1,0 +1,265 @@
+"""Diagnostics: stable codes, locations, severities, and the renderers that report them.
+
+Every stage returns diagnostics instead of raising.  They are collected, sorted and
+de-duplicated once (:func:`finalize`), then rendered in one of four formats.
+
+Codes are ``ETW`` + three digits, banded by stage:
+
+======  =====================================================
+ETW0xx  input: reading, encoding, well-formedness, safety
+ETW1xx  schema: etwmc's XSD
+ETW2xx  semantics: values and ranges
+ETW3xx  semantics: uniqueness
+ETW4xx  semantics: references
+ETW5xx  semantics: templates, messages, providers
+ETW6xx  code generation and outputs
+ETW7xx  compatibility (``etwmc diff``)
+ETW9xx  internal
+======  =====================================================
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    NOTE = 0
+    WARNING = 1
+    ERROR = 2
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A registered diagnostic code: its id, default severity and a one-line summary."""
+
+    id: str
+    severity: Severity
+    summary: str
+
+
+REGISTRY: dict[str, Code] = {}
+
+
+def code(id: str, severity: Severity, summary: str) -> Code:
+    """Register a diagnostic code.  Ids are unique and never reused for another meaning."""
+    if id in REGISTRY:
+        raise ValueError(f"diagnostic code {id} registered twice")
+    if not (len(id) == 6 and id.startswith("ETW") and id[3:].isdigit()):
+        raise ValueError(f"malformed diagnostic code {id!r}")
+    c = Code(id, severity, summary)
+    REGISTRY[id] = c
+    return c
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Span:
+    """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line and self.col:
+            return f"{self.file}:{self.line}:{self.col}"
+        if self.line:
+            return f"{self.file}:{self.line}"
+        return self.file
+
+
+NOWHERE = Span("<unknown>")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    span: Span
+    message: str
+    hint: str | None = None
+    # The attribute the problem is about, when known: lets the reporter point the
+    # column at the attribute rather than at the element.
+    attr: str | None = field(default=None, compare=False)
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.span.file, self.span.line, self.span.col, self.code, self.message)
+
+
+def diag(
+    c: Code,
+    span: Span,
+    message: str,
+    *,
+    hint: str | None = None,
+    attr: str | None = None,
+    severity: Severity | None = None,
+) -> Diagnostic:
+    return Diagnostic(c.id, severity if severity is not None else c.severity, span, message, hint, attr)
+
+
+def finalize(diags: Iterable[Diagnostic], *, werror: bool = False) -> list[Diagnostic]:
+    """Sort by location, drop exact duplicates, and optionally promote warnings to errors."""
+    seen: set[tuple[str, str, int, int, str]] = set()
+    out: list[Diagnostic] = []
+    for d in sorted(diags, key=Diagnostic.sort_key):
+        key = (d.code, d.span.file, d.span.line, d.span.col, d.message)
+        if key in seen:
+            continue
+        seen.add(key)
+        if werror and d.severity == Severity.WARNING:
+            d = Diagnostic(d.code, Severity.ERROR, d.span, d.message, d.hint, d.attr)
+        out.append(d)
+    return out
+
+
+def has_errors(diags: Iterable[Diagnostic]) -> bool:
+    return any(d.severity == Severity.ERROR for d in diags)
+
+
+def summary_line(diags: Sequence[Diagnostic], files: int) -> str:
+    counts = {s: 0 for s in Severity}
+    for d in diags:
+        counts[d.severity] += 1
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    return (
+        f"{plural(counts[Severity.ERROR], 'error')}, {plural(counts[Severity.WARNING], 'warning')}, "
+        f"{plural(counts[Severity.NOTE], 'note')} in {plural(files, 'file')}"
+    )
+
+
+# --------------------------------------------------------------------------- renderers
+
+
+def render_text(diags: Sequence[Diagnostic]) -> str:
+    lines = []
+    for d in diags:
+        lines.append(f"{d.span}: {d.severity.label} {d.code}: {d.message}")
+        if d.hint:
+            lines.append(f"{d.span}: note: {d.hint}")
+    return "".join(line + "\n" for line in lines)
+
+
+def to_json_obj(d: Diagnostic) -> dict[str, object]:
+    obj: dict[str, object] = {
+        "code": d.code,
+        "severity": d.severity.label,
+        "file": d.span.file,
+        "line": d.span.line or None,
+        "column": d.span.col or None,
+        "message": d.message,
+    }
+    if d.hint:
+        obj["hint"] = d.hint
+    return obj
+
+
+def render_json(diags: Sequence[Diagnostic]) -> str:
+    """A JSON array of objects with the keys code, severity, file, line, column, message
+    (and hint when there is one).  Unknown line/column are null."""
+    return json.dumps([to_json_obj(d) for d in diags], indent=2, ensure_ascii=True) + "\n"
+
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "note"}
+
+
+def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
+    """SARIF 2.1.0: one run, the rules that occur (with stable ids), one result per diagnostic."""
+    used = sorted({d.code for d in diags})
+    rule_index = {c: i for i, c in enumerate(used)}
+    rules = []
+    for c in used:
+        reg = REGISTRY.get(c)
+        summary = reg.summary if reg else c
+        rules.append(
+            {
+                "id": c,
+                "name": c,
+                "shortDescription": {"text": summary},
+                "defaultConfiguration": {
+                    "level": _SARIF_LEVEL[reg.severity] if reg else "error"
+                },
+            }
+        )
+    results = []
+    for d in diags:
+        region: dict[str, int] = {}
+        if d.span.line:
+            region["startLine"] = d.span.line
+            if d.span.col:
+                region["startColumn"] = d.span.col
+        location: dict[str, object] = {"artifactLocation": {"uri": _sarif_uri(d.span.file)}}
+        if region:
+            location["region"] = region
+        text = d.message if not d.hint else f"{d.message} ({d.hint})"
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": rule_index[d.code],
+                "level": _SARIF_LEVEL[d.severity],
+                "message": {"text": text},
+                "locations": [{"physicalLocation": location}],
+            }
+        )
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "etwmc",
+                        "version": tool_version,
+                        "informationUri": "https://pypi.org/project/etwmc/",
+                        "rules": rules,
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+
+
+def _sarif_uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/:._-~")
+
+
+_GITHUB_CMD = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def _gh_escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_escape_prop(s: str) -> str:
+    return _gh_escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(diags: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands (``::error file=…,line=…::message``)."""
+    out = []
+    for d in diags:
+        props = [f"file={_gh_escape_prop(d.span.file)}"]
+        if d.span.line:
+            props.append(f"line={d.span.line}")
+            if d.span.col:
+                props.append(f"col={d.span.col}")
+        props.append(f"title={_gh_escape_prop(d.code)}")
+        text = d.message if not d.hint else f"{d.message} ({d.hint})"
+        out.append(f"::{_GITHUB_CMD[d.severity]} {','.join(props)}::{_gh_escape_data(text)}\n")
+    return "".join(out)

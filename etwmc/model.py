@@ -1,0 +1,327 @@
+"""The manifest model: frozen, slotted dataclasses built once by :mod:`etwmc.lower`.
+
+Every node carries the :class:`~etwmc.diagnostics.Span` of the element it came from.
+Names of levels, tasks, opcodes, keywords and filters are kept exactly as written
+(``win:Informational``, ``ns1:Level``) because the binary metadata stores them that
+way; ``qname`` holds the resolved ``(namespace URI, local name)`` pair references are
+matched on.  Built-in ``win:`` items are model nodes too (``builtin=True``), so an
+event's references are always plain objects.
+
+Event references (level, task, opcode, keywords, channel, template) are resolved
+objects, or ``None`` when the manifest leaves them out (or when they could not be
+resolved, which the validator reports as an error).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal, TypeAlias
+
+from .diagnostics import NOWHERE, Span
+from .winmeta import InType, OutType
+
+QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
+# A count or length: a constant, the name of another field, or absent.
+Extent: TypeAlias = int | str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Level:
+    name: str
+    qname: QName
+    value: int
+    symbol: str | None = None
+    message: str | None = None  # string-table id
+    builtin: bool = False
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Opcode:
+    name: str
+    qname: QName
+    value: int
+    symbol: str | None = None
+    message: str | None = None
+    task: str | None = None  # name of the owning task for task-scoped opcodes
+    task_value: int = 0
+    mof_value: int | None = None
+    builtin: bool = False
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Task:
+    name: str
+    qname: QName
+    value: int
+    symbol: str | None = None
+    message: str | None = None
+    event_guid: uuid.UUID | None = None
+    opcodes: tuple[Opcode, ...] = ()
+    builtin: bool = False
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Keyword:
+    name: str
+    qname: QName
+    mask: int
+    symbol: str | None = None
+    message: str | None = None
+    builtin: bool = False
+    span: Span = NOWHERE
+
+
+ChannelType: TypeAlias = Literal["Admin", "Operational", "Analytic", "Debug"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Channel:
+    """A channel in a provider's ``<channels>`` list, or a ``win:`` channel used directly.
+
+    ``index`` is the position in the provider's list (it decides the channel keyword
+    bit, 63 - index); ``None`` for a winmeta channel referenced without being listed.
+    """
+
+    name: str
+    chid: str | None
+    type: str
+    value: int
+    value_given: bool = True
+    symbol: str | None = None
+    message: str | None = None
+    isolation: str | None = None
+    enabled: bool = False
+    access: str | None = None
+    imported: bool = False
+    index: int | None = None
+    builtin: bool = False
+    span: Span = NOWHERE
+
+    @property
+    def keyword_bit(self) -> int:
+        """The bit mc adds to the keywords of events written to this channel (0 if none)."""
+        return 0 if self.index is None else 1 << (63 - self.index)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MapItem:
+    value: int
+    message: str | None
+    symbol: str | None = None
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Map:
+    kind: Literal["value", "bit"]
+    name: str
+    symbol: str | None = None
+    items: tuple[MapItem, ...] = ()
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternMapItem:
+    name: str
+    value: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PatternMap:
+    name: str
+    format: str
+    symbol: str | None = None
+    items: tuple[PatternMapItem, ...] = ()
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Field:
+    """A ``<data>`` item.  ``in_type``/``out_type`` are None only for unknown types
+    (reported by the validator); ``out_type`` None with ``out_type_text`` None means
+    the outType was left out and the inType's default applies."""
+
+    name: str
+    in_type: InType | None
+    in_type_text: str
+    out_type: OutType | None = None
+    out_type_text: str | None = None
+    map: str | None = None
+    length: Extent = None
+    count: Extent = None
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Struct:
+    name: str
+    fields: tuple[Field, ...] = ()
+    length: Extent = None
+    count: Extent = None
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class XmlNode:
+    """An element of a template's ``<UserData>`` fragment, namespaces resolved."""
+
+    tag: QName
+    prefix: str | None = None
+    attrs: tuple[tuple[QName, str], ...] = ()
+    nsmap: tuple[tuple[str | None, str], ...] = ()  # declarations made on this element
+    text: str | None = None
+    children: tuple[XmlNode, ...] = ()
+    tail: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Template:
+    tid: str
+    name: str | None = None
+    items: tuple[Field | Struct, ...] = ()
+    user_data: XmlNode | None = None
+    span: Span = NOWHERE
+
+    @property
+    def properties(self) -> tuple[Field | Struct, ...]:
+        """Top-level items in order (the ``%n`` numbering follows these)."""
+        return self.items
+
+    def flat_count(self) -> int:
+        """Top-level items plus struct members: the number of property entries."""
+        return sum(1 + (len(i.fields) if isinstance(i, Struct) else 0) for i in self.items)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    value: int
+    version: int = 0
+    symbol: str | None = None
+    name: str | None = None
+    attributes: str | None = None
+    message: str | None = None
+    level: Level | None = None
+    task: Task | None = None
+    opcode: Opcode | None = None
+    keywords: tuple[Keyword, ...] = ()
+    channel: Channel | None = None
+    template: Template | None = None
+    not_logged: bool = False
+    span: Span = NOWHERE
+
+    @property
+    def keyword_mask(self) -> int:
+        """OR of the event's keyword masks (without the channel bit)."""
+        m = 0
+        for k in self.keywords:
+            m |= k.mask
+        return m
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Filter:
+    name: str
+    qname: QName
+    value: int
+    version: int = 0
+    symbol: str | None = None
+    message: str | None = None
+    template: Template | None = None
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Traits:
+    group_guid: uuid.UUID | None = None
+    include_name: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Provider:
+    name: str
+    guid: uuid.UUID
+    symbol: str | None = None
+    resource_file: str | None = None
+    message_file: str | None = None
+    parameter_file: str | None = None
+    message: str | None = None
+    help_link: str | None = None
+    control_guid: uuid.UUID | None = None
+    namespace: str | None = None
+    traits: Traits | None = None
+    channels: tuple[Channel, ...] = ()
+    levels: tuple[Level, ...] = ()
+    tasks: tuple[Task, ...] = ()
+    opcodes: tuple[Opcode, ...] = ()  # provider-level opcodes (task-scoped ones live in tasks)
+    keywords: tuple[Keyword, ...] = ()
+    maps: tuple[Map, ...] = ()
+    pattern_maps: tuple[PatternMap, ...] = ()
+    templates: tuple[Template, ...] = ()
+    events: tuple[Event, ...] = ()
+    filters: tuple[Filter, ...] = ()
+    index: int = 0  # position in the manifest
+    span: Span = NOWHERE
+
+    def map_named(self, name: str) -> Map | None:
+        for m in self.maps:
+            if m.name == name:
+                return m
+        return None
+
+    def all_opcodes(self) -> tuple[Opcode, ...]:
+        """Provider-level opcodes followed by every task's opcodes."""
+        return self.opcodes + tuple(o for t in self.tasks for o in t.opcodes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """An entry of ``<messageTable>``: a string with a fixed message id."""
+
+    value: int
+    message: str | None
+    symbol: str | None = None
+    mid: str | None = None
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class String:
+    id: str
+    value: str
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resources:
+    culture: str
+    strings: MappingProxyType[str, String] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    span: Span = NOWHERE
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Manifest:
+    path: str
+    providers: tuple[Provider, ...] = ()
+    messages: tuple[Message, ...] = ()
+    resources: tuple[Resources, ...] = ()
+    fallback_culture: str | None = None
+
+    @property
+    def primary(self) -> Resources | None:
+        """The first culture: the one every string reference must resolve in."""
+        return self.resources[0] if self.resources else None
+
+    def text(self, string_id: str | None) -> str | None:
+        """The primary culture's text for a string id (None when absent)."""
+        if string_id is None or self.primary is None:
+            return None
+        s = self.primary.strings.get(string_id)
+        return s.value if s else None

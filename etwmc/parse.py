@@ -1,0 +1,320 @@
+"""Safe parsing of untrusted manifest XML.
+
+The parser never loads a DTD, never expands an entity, never touches the network and
+keeps libxml2's limits on depth and text size (``huge_tree=False``).  A document with a
+DOCTYPE, an entity reference or a processing instruction is rejected with one clear
+diagnostic.  UTF-8 and UTF-16 (with or without BOM) and CRLF line ends are accepted.
+
+Two document shapes are accepted: a plain ``<instrumentationManifest>``, and a Windows
+component manifest ``<assembly>`` that wraps ``<instrumentation>`` and
+``<localization>``.  Either way the result is a :class:`Document` that names the
+``<events>`` and ``<localization>`` elements the rest of the compiler reads.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from .diagnostics import Code, Diagnostic, Severity, Span, code, diag
+from .winmeta import ASM_NS, EVENTS_NS
+
+MAX_BYTES = 64 * 1024 * 1024
+
+E_READ = code("ETW001", Severity.ERROR, "the file cannot be read")
+E_EMPTY = code("ETW002", Severity.ERROR, "the file is empty")
+E_TOO_LARGE = code("ETW003", Severity.ERROR, "the file is larger than etwmc accepts")
+E_SYNTAX = code("ETW004", Severity.ERROR, "the file is not well-formed XML")
+E_DTD = code("ETW005", Severity.ERROR, "a DOCTYPE or DTD is not allowed in a manifest")
+E_ENTITY = code("ETW006", Severity.ERROR, "an entity reference is not allowed in a manifest")
+E_PI = code("ETW007", Severity.ERROR, "a processing instruction is not allowed in a manifest")
+E_ROOT = code("ETW008", Severity.ERROR, "the root element is not an instrumentation manifest")
+E_ENCODING = code("ETW009", Severity.ERROR, "the file's text encoding is not supported")
+N_COUNTERS = code("ETW010", Severity.NOTE, "performance-counter sections are ignored")
+N_NO_EVENTS = code("ETW011", Severity.NOTE, "the manifest defines no events section")
+
+_LOCAL_ROOT = "instrumentationManifest"
+
+
+def _parser() -> etree.XMLParser:
+    return etree.XMLParser(
+        resolve_entities=False,
+        no_network=True,
+        load_dtd=False,
+        dtd_validation=False,
+        huge_tree=False,
+        remove_comments=False,
+        remove_pis=False,
+        remove_blank_text=False,
+        recover=False,
+        collect_ids=False,
+        strip_cdata=False,
+    )
+
+
+@dataclass(slots=True)
+class Document:
+    """A parsed manifest: the element tree plus what locating problems needs."""
+
+    path: str
+    root: etree._Element
+    events: list[etree._Element] = field(default_factory=list)  # <events> elements
+    localization: etree._Element | None = None
+    lines: list[str] = field(default_factory=list)  # decoded source lines, for columns
+    wrapped: bool = False  # True for the <assembly> component-manifest form
+
+    def span(self, elem: etree._Element, attr: str | None = None) -> Span:
+        line = elem.sourceline or 0
+        return Span(self.path, line, self.column(line, elem, attr))
+
+    def column(self, line: int, elem: etree._Element, attr: str | None = None) -> int:
+        """1-based column of the element's start tag (or of ``attr`` within it) on
+        ``line``, or 0 when it cannot be found."""
+        if not (0 < line <= len(self.lines)):
+            return 0
+        text = self.lines[line - 1]
+        tag = elem.tag
+        if not isinstance(tag, str):
+            return 0
+        local = tag.rpartition("}")[2]
+        prefix = elem.prefix
+        needle = f"<{prefix}:{local}" if prefix else f"<{local}"
+        pos = text.find(needle)
+        if pos < 0:
+            return 0
+        if attr:
+            # The start tag may span lines: look for the attribute on this line and the next few.
+            for offset, candidate in enumerate(self.lines[line - 1 : line + 20]):
+                start = pos if offset == 0 else 0
+                at = _find_attr(candidate, attr, start)
+                if at >= 0:
+                    return at + 1 if offset == 0 else 0
+                if ">" in candidate[start:]:
+                    break
+        return pos + 1
+
+
+def _find_attr(text: str, attr: str, start: int) -> int:
+    i = text.find(attr, start)
+    while i >= 0:
+        before = text[i - 1] if i > 0 else " "
+        after = text[i + len(attr) : i + len(attr) + 2].lstrip()
+        if before.isspace() and after.startswith("="):
+            return i
+        i = text.find(attr, i + 1)
+    return -1
+
+
+def read_bytes(path: str | Path) -> tuple[bytes | None, list[Diagnostic]]:
+    name = str(path)
+    try:
+        p = Path(path)
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            return None, [
+                diag(
+                    E_TOO_LARGE,
+                    Span(name),
+                    f"the file is {size} bytes; etwmc reads manifests up to {MAX_BYTES} bytes",
+                )
+            ]
+        with p.open("rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        return None, [diag(E_READ, Span(name), f"cannot read the file: {e.strerror or e}")]
+    return data, []
+
+
+def parse_file(path: str | Path) -> tuple[Document | None, list[Diagnostic]]:
+    data, diags = read_bytes(path)
+    if data is None:
+        return None, diags
+    return parse_bytes(data, str(path))
+
+
+def _decode_lines(data: bytes, declared: str | None) -> list[str]:
+    """Decode the source for column lookups; falls back gracefully (columns are a nicety)."""
+    for bom, enc in (
+        (codecs.BOM_UTF8, "utf-8-sig"),
+        (codecs.BOM_UTF16_LE, "utf-16"),
+        (codecs.BOM_UTF16_BE, "utf-16"),
+    ):
+        if data.startswith(bom):
+            return data.decode(enc, "replace").splitlines()
+    if data[:2] == b"<\x00":
+        return data.decode("utf-16-le", "replace").splitlines()
+    if data[:2] == b"\x00<":
+        return data.decode("utf-16-be", "replace").splitlines()
+    enc = declared or "utf-8"
+    try:
+        return data.decode(enc, "replace").splitlines()
+    except LookupError:
+        return data.decode("utf-8", "replace").splitlines()
+
+
+def _sniff_utf16_without_bom(data: bytes) -> bytes:
+    """libxml2 detects UTF-16 from a BOM or from ``<?xml`` in UTF-16; a UTF-16 file that
+    starts with an element and no BOM is given a BOM here so it parses too."""
+    if data[:2] == b"<\x00" and not data.startswith(b"<\x00?\x00"):
+        return codecs.BOM_UTF16_LE + data
+    if data[:2] == b"\x00<" and not data.startswith(b"\x00<\x00?"):
+        return codecs.BOM_UTF16_BE + data
+    return data
+
+
+def parse_bytes(data: bytes, path: str = "<input>") -> tuple[Document | None, list[Diagnostic]]:
+    """Parse manifest bytes.  Returns the document, or None with the one diagnostic that
+    explains why it cannot be read as a manifest."""
+    where = Span(path)
+    if len(data) > MAX_BYTES:
+        return None, [
+            diag(E_TOO_LARGE, where, f"the input is larger than {MAX_BYTES} bytes")
+        ]
+    if not data.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
+        return None, [
+            diag(
+                E_EMPTY,
+                where,
+                "the file is empty",
+                hint="a manifest starts with <instrumentationManifest>",
+            )
+        ]
+    data = _sniff_utf16_without_bom(data)
+    try:
+        tree = etree.fromstring(data, _parser()).getroottree()
+    except etree.XMLSyntaxError as e:
+        return None, [_syntax_diag(e, path)]
+    except (ValueError, LookupError) as e:  # unknown or unusable encoding declarations
+        return None, [diag(E_ENCODING, where, f"cannot decode the file: {e}")]
+
+    root = tree.getroot()
+    docinfo = tree.docinfo
+    lines = _decode_lines(data, docinfo.encoding)
+    doc = Document(path, root, lines=lines)
+
+    if docinfo.doctype or docinfo.internalDTD is not None or docinfo.externalDTD is not None:
+        return None, [
+            diag(
+                E_DTD,
+                Span(path, 1, 1),
+                "the document has a DOCTYPE declaration; manifests must not declare a DTD",
+                hint="remove the <!DOCTYPE ...> declaration",
+            )
+        ]
+    problems = _reject_unsafe_nodes(doc)
+    if problems:
+        return None, problems
+    diags: list[Diagnostic] = []
+    if not _locate_sections(doc, diags):
+        return None, diags
+    return doc, diags
+
+
+def _syntax_diag(e: etree.XMLSyntaxError, path: str) -> Diagnostic:
+    line, col = e.position if e.position else (0, 0)
+    msg = str(e.msg or e).strip()
+    # libxml2 appends ", line N, column M" to its messages; the span already says so.
+    msg = msg.split(", line ")[0] if ", line " in msg else msg
+    lowered = msg.lower()
+    if "entity" in lowered and ("not defined" in lowered or "amplification" in lowered):
+        return diag(
+            E_ENTITY,
+            Span(path, line, col + 1 if line else 0),
+            f"entity references are not allowed: {msg}",
+            hint="write the text itself, or a character reference such as &#x41;",
+        )
+    if "doctype" in lowered or "dtd" in lowered:
+        return diag(E_DTD, Span(path, line, col + 1 if line else 0), f"DOCTYPE not allowed: {msg}")
+    if "encoding" in lowered or "unsupported" in lowered or "invalid char" in lowered:
+        return diag(
+            E_ENCODING, Span(path, line, col + 1 if line else 0), f"not a readable XML text: {msg}"
+        )
+    return diag(
+        E_SYNTAX,
+        Span(path, line, col + 1 if line else 0),
+        f"not well-formed XML: {msg}",
+        hint="quote characters inside attribute values must be written as &quot; and '<' as &lt;",
+    )
+
+
+def _reject_unsafe_nodes(doc: Document) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for node in doc.root.getroottree().iter(etree.Entity, etree.ProcessingInstruction):
+        if isinstance(node, etree._Entity):
+            out.append(
+                diag(
+                    E_ENTITY,
+                    Span(doc.path, node.sourceline or 0),
+                    f"entity reference &{node.name}; is not allowed in a manifest",
+                    hint="write the text itself instead of an entity",
+                )
+            )
+        else:
+            out.append(
+                diag(
+                    E_PI,
+                    Span(doc.path, node.sourceline or 0),
+                    f"processing instruction <?{node.target} ...?> is not allowed in a manifest",
+                    hint="remove it",
+                )
+            )
+        if len(out) >= 20:
+            break
+    return out[:1] if out else []
+
+
+def _localname(elem: etree._Element) -> str:
+    tag = elem.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
+
+
+def _ns(elem: etree._Element) -> str:
+    tag = elem.tag
+    return tag[1:].partition("}")[0] if isinstance(tag, str) and tag.startswith("{") else ""
+
+
+def _locate_sections(doc: Document, diags: list[Diagnostic]) -> bool:
+    root = doc.root
+    local, ns = _localname(root), _ns(root)
+    if local == _LOCAL_ROOT and ns == EVENTS_NS:
+        containers = [c for c in root if isinstance(c.tag, str)]
+    elif local == "assembly" and ns == ASM_NS:
+        doc.wrapped = True
+        containers = [c for c in root if isinstance(c.tag, str)]
+    else:
+        shown = f"{{{ns}}}{local}" if ns else local
+        diags.append(
+            diag(
+                E_ROOT,
+                doc.span(root),
+                f"the root element is <{shown}>, not an instrumentation manifest",
+                hint=f"the root must be <instrumentationManifest xmlns=\"{EVENTS_NS}\"> "
+                f"(or a component manifest <assembly xmlns=\"{ASM_NS}\">)",
+            )
+        )
+        return False
+    for c in containers:
+        name = _localname(c)
+        if name == "instrumentation":
+            for child in c:
+                if not isinstance(child.tag, str):
+                    continue
+                cname = _localname(child)
+                if cname == "events" and _ns(child) == EVENTS_NS:
+                    doc.events.append(child)
+                elif cname == "counters":
+                    diags.append(
+                        diag(
+                            N_COUNTERS,
+                            doc.span(child),
+                            "performance-counter definitions (<counters>) are not ETW events; "
+                            "etwmc ignores them",
+                        )
+                    )
+        elif name == "localization":
+            if doc.localization is None:
+                doc.localization = c
+    return True
