@@ -1,0 +1,86 @@
+"""Validation: parse safely, check against etwmc's XSD, lower to the model, run the
+semantic rules, and return everything found as sorted, de-duplicated diagnostics.
+
+Stages, in order (each adds diagnostics; a stage that cannot run stops the chain):
+
+1. :mod:`etwmc.parse` — reading, encoding, well-formedness, DTD/entity/PI rejection;
+2. :mod:`etwmc.schema` — etwmc's own XSD (structure and lexical forms, ETW1xx);
+3. :mod:`etwmc.lower` — the model, with every reference resolved (ETW4xx);
+4. :mod:`etwmc.rules` — the semantic rules, one function each (ETW2xx-ETW5xx).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostic, Severity, Span, finalize
+from .model import Manifest
+from .parse import Document, parse_bytes, parse_file
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """The result of checking one manifest.  ``manifest`` is set whenever the document
+    could be parsed; only use it for outputs when :attr:`ok`."""
+
+    path: str
+    manifest: Manifest | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.manifest is not None and not any(
+            d.severity == Severity.ERROR for d in self.diagnostics
+        )
+
+
+def check_file(path: str | Path, *, werror: bool = False) -> Checked:
+    doc, diags = parse_file(path)
+    return _check(str(path), doc, diags, werror)
+
+
+def check_bytes(data: bytes, path: str = "<input>", *, werror: bool = False) -> Checked:
+    doc, diags = parse_bytes(data, path)
+    return _check(path, doc, diags, werror)
+
+
+def _check(path: str, doc: Document | None, diags: list[Diagnostic], werror: bool) -> Checked:
+    if doc is None:
+        return Checked(path, None, finalize(diags, werror=werror))
+    schema = _schema_diagnostics(doc)
+    diags.extend(schema)
+
+    from .lower import lower_document
+
+    manifest, lowered = lower_document(doc)
+    # A value the schema already rejected is not reported again by lowering.
+    schema_lines = {d.span.line for d in schema}
+    diags.extend(d for d in lowered if not (d.code == "ETW200" and d.span.line in schema_lines))
+
+    from .rules import run_rules
+
+    diags.extend(_refine(doc, d) for d in run_rules(manifest))
+    return Checked(path, manifest, finalize(diags, werror=werror))
+
+
+def _schema_diagnostics(doc: Document) -> list[Diagnostic]:
+    from . import schema
+
+    check = getattr(schema, "schema_diagnostics", None)
+    return list(check(doc)) if check is not None else []
+
+
+def _refine(doc: Document, d: Diagnostic) -> Diagnostic:
+    """Point the column at the attribute the diagnostic is about, when it is on the
+    element's first line."""
+    if not d.attr or not d.span.line or not (0 < d.span.line <= len(doc.lines)):
+        return d
+    text = doc.lines[d.span.line - 1]
+    start = max(d.span.col - 1, 0)
+    i = text.find(f"{d.attr}=", start)
+    while i > 0 and not text[i - 1].isspace():
+        i = text.find(f"{d.attr}=", i + 1)
+    if i <= 0:
+        return d
+    return Diagnostic(d.code, d.severity, Span(d.span.file, d.span.line, i + 1), d.message, d.hint, d.attr)
