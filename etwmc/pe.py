@@ -1,0 +1,312 @@
+"""A resource-only PE32+ DLL, written in pure Python.
+
+The manifest's ``resourceFileName`` / ``messageFileName`` name a DLL whose resources
+hold the WEVT_TEMPLATE blob and one MESSAGETABLE per culture; ``wevtutil im`` and every
+decoder load it as a data file.  The usual route is ``rc.exe`` then ``link /dll
+/noentry``; this module writes the same kind of image directly, so a Python project
+needs no Windows toolchain.
+
+The image has one section, ``.rsrc``, no code, no imports, no relocations (nothing in
+it holds an address) and entry point 0.  It is deterministic: the time stamps are 0
+and the PE checksum is computed.  Resource directories follow the PE rules: three
+levels (type, name, language), named entries before numbered ones, names sorted
+case-insensitively and stored in upper case (as rc.exe stores them, and as
+``FindResource`` looks them up), ids ascending.
+"""
+
+from __future__ import annotations
+
+import locale
+import struct
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final, TypeAlias
+
+RT_MESSAGETABLE: Final = 11
+WEVT_TEMPLATE: Final = "WEVT_TEMPLATE"
+LANG_EN_US: Final = 0x0409
+
+# A resource type or name: a number (ordinal) or a string.
+ResId: TypeAlias = int | str
+ResourceKey: TypeAlias = tuple[ResId, ResId, int]  # (type, name, language)
+
+_FILE_ALIGN: Final = 0x200
+_SECTION_ALIGN: Final = 0x1000
+_RSRC_RVA: Final = _SECTION_ALIGN
+_IMAGE_BASE: Final = 0x1_8000_0000  # link.exe's default for 64-bit DLLs
+_PE_OFFSET: Final = 0x40  # the PE header follows the DOS header directly
+_DATA_ALIGN: Final = 8
+
+_MACHINE_AMD64: Final = 0x8664
+# EXECUTABLE_IMAGE | LARGE_ADDRESS_AWARE | DLL
+_FILE_CHARACTERISTICS: Final = 0x0002 | 0x0020 | 0x2000
+# HIGH_ENTROPY_VA | DYNAMIC_BASE | NX_COMPAT | NO_SEH
+_DLL_CHARACTERISTICS: Final = 0x0020 | 0x0040 | 0x0100 | 0x0400
+_SUBSYSTEM_WINDOWS_GUI: Final = 2
+# INITIALIZED_DATA | MEM_READ
+_RSRC_CHARACTERISTICS: Final = 0x0000_0040 | 0x4000_0000
+_DIRECTORY_RESOURCE: Final = 2
+_NUM_DIRECTORIES: Final = 16
+_OPTIONAL_HEADER_SIZE: Final = 112 + 8 * _NUM_DIRECTORIES
+_CHECKSUM_OFFSET: Final = _PE_OFFSET + 4 + 20 + 64
+
+_HIGH_BIT: Final = 0x8000_0000
+
+
+class ResourceError(ValueError):
+    """A resource key that cannot be stored (bad id, name or language)."""
+
+
+def _align(n: int, a: int) -> int:
+    return (n + a - 1) // a * a
+
+
+def _check_id(rid: ResId, what: str) -> ResId:
+    if isinstance(rid, str):
+        if not rid or len(rid) > 0xFFFF:
+            raise ResourceError(f"resource {what} name must be 1 to 65535 characters")
+        if rid.startswith("#") and rid[1:].isdigit():
+            # rc.exe reads "#11" as the number 11; keep the two spellings one resource.
+            return _check_id(int(rid[1:]), what)
+        return rid.upper()
+    if isinstance(rid, bool) or not 0 <= rid <= 0xFFFF:
+        raise ResourceError(f"resource {what} id {rid!r} is not a 16-bit number")
+    return rid
+
+
+def _entry_order(rid: ResId) -> tuple[int, str, int]:
+    # Named entries first (sorted by upper-case name), then ids ascending.
+    return (0, rid, 0) if isinstance(rid, str) else (1, "", rid)
+
+
+@dataclass(slots=True)
+class _Dir:
+    """A resource directory being laid out: child keys in PE order, and its offset."""
+
+    children: dict[ResId, _Dir | bytes] = field(default_factory=dict)
+    offset: int = 0
+
+
+def _tree(resources: Mapping[ResourceKey, bytes]) -> _Dir:
+    root = _Dir()
+    for (rtype, rname, lang), data in resources.items():
+        t = _check_id(rtype, "type")
+        n = _check_id(rname, "name")
+        if isinstance(lang, bool) or not 0 <= lang <= 0xFFFF:
+            raise ResourceError(f"resource language {lang!r} is not a 16-bit LANGID")
+        type_dir = root.children.setdefault(t, _Dir())
+        assert isinstance(type_dir, _Dir)
+        name_dir = type_dir.children.setdefault(n, _Dir())
+        assert isinstance(name_dir, _Dir)
+        if lang in name_dir.children:
+            raise ResourceError(f"resource {t}/{n} language {lang:#06x} given twice")
+        name_dir.children[lang] = bytes(data)
+    return root
+
+
+def _sorted_children(d: _Dir) -> list[tuple[ResId, _Dir | bytes]]:
+    return sorted(d.children.items(), key=lambda kv: _entry_order(kv[0]))
+
+
+def build_rsrc(resources: Mapping[ResourceKey, bytes], rva: int = _RSRC_RVA) -> bytes:
+    """The contents of a ``.rsrc`` section placed at ``rva``.
+
+    Layout (what cvtres does too): every directory table breadth-first, then the
+    name strings, then the data entries, then the data, each item 8-byte aligned.
+    """
+    root = _tree(resources)
+
+    # Pass 1: place directories breadth-first.
+    dirs: list[_Dir] = []
+    queue = [root]
+    pos = 0
+    while queue:
+        d = queue.pop(0)
+        d.offset = pos
+        dirs.append(d)
+        pos += 16 + 8 * len(d.children)
+        queue.extend(c for _, c in _sorted_children(d) if isinstance(c, _Dir))
+
+    # Pass 2: strings (each distinct name once), data entries, data.
+    string_at: dict[str, int] = {}
+    for d in dirs:
+        for key, _ in _sorted_children(d):
+            if isinstance(key, str) and key not in string_at:
+                string_at[key] = pos
+                pos += 2 + 2 * len(key)
+    pos = _align(pos, _DATA_ALIGN)
+    leaves = [(d, key, c) for d in dirs for key, c in _sorted_children(d) if isinstance(c, bytes)]
+    entry_at = {}
+    for i, (d, key, _) in enumerate(leaves):
+        entry_at[(id(d), key)] = pos + 16 * i
+    pos += 16 * len(leaves)
+    data_at = []
+    for _, _, blob in leaves:
+        pos = _align(pos, _DATA_ALIGN)
+        data_at.append(pos)
+        pos += len(blob)
+
+    out = bytearray(_align(pos, _DATA_ALIGN))
+    for d in dirs:
+        children = _sorted_children(d)
+        named = sum(1 for k, _ in children if isinstance(k, str))
+        struct.pack_into("<IIHHHH", out, d.offset, 0, 0, 0, 0, named, len(children) - named)
+        for i, (key, child) in enumerate(children):
+            name_field = _HIGH_BIT | string_at[key] if isinstance(key, str) else key
+            if isinstance(child, _Dir):
+                target = _HIGH_BIT | child.offset
+            else:
+                target = entry_at[(id(d), key)]
+            struct.pack_into("<II", out, d.offset + 16 + 8 * i, name_field, target)
+    for name, at in string_at.items():
+        encoded = name.encode("utf-16-le")
+        struct.pack_into("<H", out, at, len(name))
+        out[at + 2 : at + 2 + len(encoded)] = encoded
+    for (d, key, blob), at in zip(leaves, data_at, strict=True):
+        struct.pack_into("<IIII", out, entry_at[(id(d), key)], rva + at, len(blob), 0, 0)
+        out[at : at + len(blob)] = blob
+    return bytes(out)
+
+
+def pe_checksum(image: bytes | bytearray, checksum_offset: int = _CHECKSUM_OFFSET) -> int:
+    """The PE optional-header checksum (what ``CheckSumMappedFile`` computes)."""
+    data = bytes(image)
+    if len(data) % 2:
+        data += b"\0"
+    total: int = sum(word for (word,) in struct.iter_unpack("<H", data))
+    # The checksum field itself counts as zero.
+    lo: int
+    hi: int
+    lo, hi = struct.unpack_from("<HH", data, checksum_offset)
+    total -= lo + hi
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return (total + len(image)) & 0xFFFF_FFFF
+
+
+def build_resource_dll(resources: Mapping[ResourceKey, bytes]) -> bytes:
+    """A resource-only PE32+ (x64) DLL holding ``resources``.
+
+    Keys are ``(type, name, language)``: type and name are numbers or strings (strings
+    are stored upper-case; ``"#11"`` means 11), language a LANGID such as 0x0409.
+    Raises :class:`ResourceError` for a key that cannot be stored.
+    """
+    rsrc = build_rsrc(resources, _RSRC_RVA)
+    headers_size = _align(_PE_OFFSET + 4 + 20 + _OPTIONAL_HEADER_SIZE + 40, _FILE_ALIGN)
+    raw_size = _align(len(rsrc), _FILE_ALIGN)
+    image_size = _RSRC_RVA + _align(max(len(rsrc), 1), _SECTION_ALIGN)
+
+    dos = bytearray(_PE_OFFSET)
+    dos[0:2] = b"MZ"
+    struct.pack_into("<H", dos, 0x02, 0x90)  # bytes on the last page, as linkers write
+    struct.pack_into("<H", dos, 0x04, 3)  # pages
+    struct.pack_into("<H", dos, 0x08, 4)  # header paragraphs
+    struct.pack_into("<H", dos, 0x0C, 0xFFFF)  # max extra paragraphs
+    struct.pack_into("<H", dos, 0x10, 0xB8)  # initial SP
+    struct.pack_into("<H", dos, 0x18, 0x40)  # relocation table offset
+    struct.pack_into("<I", dos, 0x3C, _PE_OFFSET)
+
+    coff = struct.pack(
+        "<4sHHIIIHH",
+        b"PE\0\0",
+        _MACHINE_AMD64,
+        1,  # sections
+        0,  # time stamp: 0 keeps builds reproducible
+        0,
+        0,
+        _OPTIONAL_HEADER_SIZE,
+        _FILE_CHARACTERISTICS,
+    )
+    optional = struct.pack(
+        "<HBBIIIIIQIIHHHHHHIIIIHHQQQQII",
+        0x20B,  # PE32+
+        14,  # linker version
+        0,
+        0,  # size of code
+        raw_size,  # size of initialized data
+        0,
+        0,  # entry point: none
+        0,  # base of code
+        _IMAGE_BASE,
+        _SECTION_ALIGN,
+        _FILE_ALIGN,
+        6,  # operating system version 6.0 (Vista, where the event log API begins)
+        0,
+        0,  # image version
+        0,
+        6,  # subsystem version
+        0,
+        0,  # Win32VersionValue
+        image_size,
+        headers_size,
+        0,  # checksum, filled in below
+        _SUBSYSTEM_WINDOWS_GUI,
+        _DLL_CHARACTERISTICS,
+        0x100000,  # stack reserve
+        0x1000,  # stack commit
+        0x100000,  # heap reserve
+        0x1000,  # heap commit
+        0,  # loader flags
+        _NUM_DIRECTORIES,
+    )
+    directories = bytearray(8 * _NUM_DIRECTORIES)
+    struct.pack_into("<II", directories, 8 * _DIRECTORY_RESOURCE, _RSRC_RVA, len(rsrc))
+    section = struct.pack(
+        "<8sIIIIIIHHI",
+        b".rsrc",
+        len(rsrc),
+        _RSRC_RVA,
+        raw_size,
+        headers_size,
+        0,
+        0,
+        0,
+        0,
+        _RSRC_CHARACTERISTICS,
+    )
+    image = bytearray(dos + coff + optional + directories + section)
+    image += bytes(headers_size - len(image))
+    image += rsrc + bytes(raw_size - len(rsrc))
+    struct.pack_into("<I", image, _CHECKSUM_OFFSET, pe_checksum(image))
+    return bytes(image)
+
+
+# --------------------------------------------------------------------------- cultures
+
+
+def _culture_table() -> dict[str, int]:
+    # The standard library carries Windows' LCID -> locale-name table; invert it.
+    # Where several LCIDs share a name, the smallest (the primary sort order) wins.
+    table: dict[str, int] = {}
+    for lcid, name in sorted(locale.windows_locale.items()):
+        table.setdefault(name.replace("_", "-").lower(), lcid & 0xFFFF)
+    return table
+
+
+_CULTURES: Final = _culture_table()
+
+
+def culture_langid(culture: str) -> int | None:
+    """The LANGID of a culture name (``en-US`` → 0x0409), or None when unknown."""
+    return _CULTURES.get(culture.strip().replace("_", "-").lower())
+
+
+def event_resources(
+    wevt: bytes | None,
+    message_tables: Sequence[tuple[int, bytes]] | Iterable[tuple[int, bytes]],
+) -> dict[ResourceKey, bytes]:
+    """The resources an event-provider DLL holds, keyed as :func:`build_resource_dll` wants.
+
+    ``message_tables`` are ``(langid, table)`` pairs in the manifest's culture order;
+    each becomes MESSAGETABLE 1 in its language.  The WEVT_TEMPLATE (resource 1) is
+    language neutral in content but, like the ``.rc`` mc writes, is filed under the
+    last culture's language (en-US when there are no message tables).
+    """
+    out: dict[ResourceKey, bytes] = {}
+    last = LANG_EN_US
+    for langid, table in message_tables:
+        out[(RT_MESSAGETABLE, 1, langid)] = table
+        last = langid
+    if wevt is not None:
+        out[(WEVT_TEMPLATE, 1, last)] = wevt
+    return out

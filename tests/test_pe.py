@@ -1,0 +1,186 @@
+"""The resource-only PE32+ writer, read back with pefile and (when present) objdump."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from etwmc.pe import (
+    RT_MESSAGETABLE,
+    WEVT_TEMPLATE,
+    ResourceError,
+    build_resource_dll,
+    culture_langid,
+    event_resources,
+)
+
+pefile = pytest.importorskip("pefile")
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+GOLDEN = SHARED / "golden" / "event-trace-kit"
+
+
+def _read_resources(dll: bytes) -> dict[tuple[int | str, int | str, int], bytes]:
+    pe = pefile.PE(data=dll)
+    out: dict[tuple[int | str, int | str, int], bytes] = {}
+    for t in pe.DIRECTORY_ENTRY_RESOURCE.entries:
+        tkey = str(t.name) if t.name is not None else t.id
+        for n in t.directory.entries:
+            nkey = str(n.name) if n.name is not None else n.id
+            for lang in n.directory.entries:
+                s = lang.data.struct
+                out[(tkey, nkey, lang.id)] = pe.get_data(s.OffsetToData, s.Size)
+    return out
+
+
+def _golden_pairs() -> list[tuple[str, Path, Path | None]]:
+    if not GOLDEN.is_dir():
+        return []
+    pairs = []
+    for wevt in sorted(GOLDEN.glob("*.wevt.v5.bin")):
+        stem = wevt.name.removesuffix(".wevt.v5.bin")
+        msg = GOLDEN / f"{stem}.msg.bin"
+        pairs.append((stem, wevt, msg if msg.exists() else None))
+    return pairs
+
+
+def test_headers_describe_a_resource_only_x64_dll() -> None:
+    dll = build_resource_dll({(RT_MESSAGETABLE, 1, 0x409): b"\x00" * 12})
+    pe = pefile.PE(data=dll)
+    assert pe.FILE_HEADER.Machine == 0x8664
+    assert pe.OPTIONAL_HEADER.Magic == 0x20B
+    assert pe.is_dll() and not pe.is_exe()
+    assert pe.OPTIONAL_HEADER.AddressOfEntryPoint == 0
+    assert [s.Name.rstrip(b"\0") for s in pe.sections] == [b".rsrc"]
+    assert pe.FILE_HEADER.TimeDateStamp == 0
+    assert pe.verify_checksum()
+    assert not hasattr(pe, "DIRECTORY_ENTRY_IMPORT")
+    assert len(dll) % 0x200 == 0
+
+
+def test_output_is_deterministic_and_independent_of_key_order() -> None:
+    a = {(WEVT_TEMPLATE, 1, 0x409): b"CRIM", (RT_MESSAGETABLE, 1, 0x409): b"\x01\x02"}
+    b = dict(reversed(list(a.items())))
+    assert build_resource_dll(a) == build_resource_dll(b)
+
+
+def test_entry_order_names_first_upper_case_then_ids() -> None:
+    res = {
+        (16, 1, 0x409): b"v",
+        ("zeta", 1, 0x409): b"z",
+        (RT_MESSAGETABLE, 2, 0x409): b"m2",
+        (RT_MESSAGETABLE, 1, 0x407): b"m1de",
+        (RT_MESSAGETABLE, 1, 0x409): b"m1en",
+        ("Alpha", "Name", 0): b"a",
+    }
+    pe = pefile.PE(data=build_resource_dll(res))
+    types = pe.DIRECTORY_ENTRY_RESOURCE.entries
+    assert [str(t.name) if t.name else t.id for t in types] == ["ALPHA", "ZETA", 11, 16]
+    msg = types[2]
+    assert [n.id for n in msg.directory.entries] == [1, 2]
+    assert [lang.id for lang in msg.directory.entries[0].directory.entries] == [0x407, 0x409]
+    got = _read_resources(build_resource_dll(res))
+    assert got[("ALPHA", "NAME", 0)] == b"a"
+    assert got[(11, 1, 0x407)] == b"m1de"
+
+
+def test_hash_number_name_is_the_number() -> None:
+    got = _read_resources(build_resource_dll({("#11", "#1", 0x409): b"x"}))
+    assert got == {(11, 1, 0x409): b"x"}
+
+
+@pytest.mark.parametrize(
+    "key",
+    [(70000, 1, 0x409), (11, -1, 0x409), (11, 1, 0x10000), ("", 1, 0x409), (True, 1, 0)],
+)
+def test_bad_keys_raise_resource_error(key: tuple[int | str, int | str, int]) -> None:
+    with pytest.raises(ResourceError):
+        build_resource_dll({key: b"x"})
+
+
+def test_duplicate_after_normalisation_is_an_error() -> None:
+    with pytest.raises(ResourceError):
+        build_resource_dll({("abc", 1, 0x409): b"1", ("ABC", 1, 0x409): b"2"})
+
+
+def test_culture_langid() -> None:
+    assert culture_langid("en-US") == 0x0409
+    assert culture_langid("de-DE") == 0x0407
+    assert culture_langid("fr_fr") == 0x040C
+    assert culture_langid("xx-NOPE") is None
+
+
+def test_event_resources_files_wevt_under_last_culture() -> None:
+    res = event_resources(b"CRIM", [(0x409, b"en"), (0x407, b"de")])
+    assert res == {
+        (RT_MESSAGETABLE, 1, 0x409): b"en",
+        (RT_MESSAGETABLE, 1, 0x407): b"de",
+        (WEVT_TEMPLATE, 1, 0x407): b"CRIM",
+    }
+    assert event_resources(b"CRIM", []) == {(WEVT_TEMPLATE, 1, 0x409): b"CRIM"}
+
+
+@pytest.mark.parametrize("stem", [p[0] for p in _golden_pairs()] or ["<no golden>"])
+def test_golden_blobs_round_trip_byte_identical(stem: str) -> None:
+    pairs = {p[0]: p for p in _golden_pairs()}
+    if stem not in pairs:
+        pytest.skip("../shared/golden is absent")
+    _, wevt_path, msg_path = pairs[stem]
+    wevt = wevt_path.read_bytes()
+    tables = [(0x409, msg_path.read_bytes())] if msg_path else []
+    dll = build_resource_dll(event_resources(wevt, tables))
+    got = _read_resources(dll)
+    assert got[(WEVT_TEMPLATE, 1, 0x409)] == wevt
+    if msg_path:
+        assert got[(RT_MESSAGETABLE, 1, 0x409)] == msg_path.read_bytes()
+    assert len(got) == 1 + len(tables)
+
+
+def _objdump() -> str | None:
+    for tool in ("x86_64-w64-mingw32-objdump", "objdump"):
+        exe = shutil.which(tool)
+        if exe is None:
+            continue
+        formats = subprocess.run([exe, "-i"], capture_output=True, text=True).stdout
+        if "pei-x86-64" in formats:
+            return exe
+    return None
+
+
+def test_objdump_reads_the_resource_directory(tmp_path: Path) -> None:
+    exe = _objdump()
+    if exe is None:
+        pytest.skip("no objdump that reads pei-x86-64")
+    wevt = b"CRIM" + bytes(range(60))
+    msg = b"\x01\x00\x00\x00" + bytes(20)
+    path = tmp_path / "x.dll"
+    path.write_bytes(build_resource_dll(event_resources(wevt, [(0x409, msg)])))
+    out = subprocess.run([exe, "-p", str(path)], capture_output=True, text=True, check=True).stdout
+    assert (
+        "pei-x86-64"
+        in subprocess.run([exe, "-f", str(path)], capture_output=True, text=True, check=True).stdout
+    )
+    assert re.search(r"name: \[val: [0-9a-f]+ len 13\]: WEVT_TEMPLATE", out)
+    assert re.search(r"Entry: ID: 0x00000b", out)
+    sizes = sorted(
+        int(m, 16) for m in re.findall(r"Leaf: Addr: 0x[0-9a-f]+, Size: 0x([0-9a-f]+)", out)
+    )
+    assert sizes == sorted([len(wevt), len(msg)])
+
+
+def test_dissect_parses_the_wevt_resource() -> None:
+    wevt_mod = pytest.importorskip("dissect.eventlog.wevt")
+    pairs = {p[0]: p for p in _golden_pairs()}
+    if "TaskOpcodes" not in pairs:
+        pytest.skip("../shared/golden is absent")
+    import io
+
+    wevt = pairs["TaskOpcodes"][1].read_bytes()
+    got = _read_resources(build_resource_dll(event_resources(wevt, [])))
+    crim = wevt_mod.CRIM(io.BytesIO(got[(WEVT_TEMPLATE, 1, 0x409)]))
+    assert crim.header.signature == b"CRIM"
+    assert len(list(crim.wevt_headers())) == 1
