@@ -1,0 +1,73 @@
+"""etwmc.runtime: what generated provider modules import.
+
+Standard library only: an application that imports a generated provider module needs
+``pip install etwmc`` and nothing else.  Importing registers nothing and loads no DLL.
+
+* :class:`ProviderRuntime`: registration, enable state, the write path;
+* :func:`event_enabled` / :func:`compute_flags`: mc's enable rule over the combined state;
+* :func:`pack_descriptor`: the 16-byte EVENT_DESCRIPTOR;
+* :mod:`~etwmc.runtime.activity`: activity ids that follow threads and asyncio tasks;
+* :mod:`~etwmc.runtime.backends`: ``windows`` (ETW), ``inproc`` (in-process sessions),
+  ``null``; chosen by argument, ``ETWMC_BACKEND`` or platform;
+* :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format.
+"""
+
+from __future__ import annotations
+
+from .activity import (
+    Activity,
+    activity,
+    activity_uuid,
+    current_activity_id,
+    new_activity_id,
+    reset_activity_id,
+    set_activity_id,
+)
+from .backends import BACKEND_ENV, Backend, BackendError, get_backend
+from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
+from .eventfile import EventFileError, EventRecord, read_events, write_events
+from .provider import ProviderRuntime, unregister_all
+from .state import (
+    CAPTURE_STATE,
+    DISABLE_PROVIDER,
+    DISABLED,
+    ENABLE_PROVIDER,
+    EnableState,
+    compute_flags,
+    event_enabled,
+    flags_mask,
+)
+from .traits import build_traits, parse_traits
+
+__all__ = [
+    "BACKEND_ENV",
+    "CAPTURE_STATE",
+    "DISABLED",
+    "DISABLE_PROVIDER",
+    "ENABLE_PROVIDER",
+    "Activity",
+    "Backend",
+    "BackendError",
+    "EnableState",
+    "EventDescriptor",
+    "EventFileError",
+    "EventRecord",
+    "ProviderRuntime",
+    "activity",
+    "activity_uuid",
+    "build_traits",
+    "compute_flags",
+    "current_activity_id",
+    "event_enabled",
+    "flags_mask",
+    "get_backend",
+    "new_activity_id",
+    "pack_descriptor",
+    "parse_traits",
+    "read_events",
+    "reset_activity_id",
+    "set_activity_id",
+    "unpack_descriptor",
+    "unregister_all",
+    "write_events",
+]
