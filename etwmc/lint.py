@@ -1,0 +1,107 @@
+"""``etwmc lint``: validate manifests and report every problem in one of four formats.
+
+Folders are searched recursively for ``*.man``, ``*.xml`` and ``*.manifest`` files (in
+sorted order); files named explicitly are always checked, whatever their extension.
+Exit status: 0 when no errors (warnings allowed unless ``--werror``), 1 when there
+are errors, 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import (
+    Diagnostic,
+    Severity,
+    Span,
+    code,
+    diag,
+    finalize,
+    has_errors,
+    render_github,
+    render_json,
+    render_sarif,
+    render_text,
+    summary_line,
+)
+
+MANIFEST_SUFFIXES = (".man", ".xml", ".manifest")
+
+E_NO_INPUT = code("ETW012", Severity.ERROR, "a path given on the command line does not exist")
+
+
+def collect(paths: Iterable[str]) -> tuple[list[Path], list[Diagnostic]]:
+    """Expand folders into the manifests they hold; report paths that do not exist."""
+    files: list[Path] = []
+    problems: list[Diagnostic] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in MANIFEST_SUFFIXES
+            )
+            files.extend(found)
+        elif p.exists():
+            files.append(p)
+        else:
+            problems.append(diag(E_NO_INPUT, Span(raw), f"no such file or folder: {raw}"))
+    seen: set[Path] = set()
+    unique = []
+    for f in files:
+        if f not in seen:
+            seen.add(f)
+            unique.append(f)
+    return unique, problems
+
+
+def lint_files(files: Sequence[Path], *, werror: bool = False) -> list[Diagnostic]:
+    from .validate import check_file
+
+    out: list[Diagnostic] = []
+    for f in files:
+        checked = check_file(f)
+        out.extend(checked.diagnostics)
+        if checked.manifest is not None:
+            out.extend(_advice(checked.manifest))
+    return finalize(out, werror=werror)
+
+
+def _advice(manifest: object) -> list[Diagnostic]:
+    """Checks that live outside the rule set (provider-GUID advice)."""
+    try:
+        from .guid import guid_hint
+    except ImportError:
+        return []
+    from .model import Manifest
+
+    assert isinstance(manifest, Manifest)
+    return list(guid_hint(manifest))
+
+
+def render(diags: Sequence[Diagnostic], fmt: str) -> str:
+    if fmt == "json":
+        return render_json(diags)
+    if fmt == "sarif":
+        return render_sarif(diags, tool_version=__version__)
+    if fmt == "github":
+        return render_github(diags)
+    return render_text(diags)
+
+
+def run(args: argparse.Namespace) -> int:
+    files, problems = collect(args.paths)
+    diags = finalize(problems + lint_files(files, werror=args.werror), werror=args.werror)
+    report = render(diags, args.format)
+    if args.output:
+        Path(args.output).write_text(report, encoding="utf-8", newline="\n")
+    else:
+        sys.stdout.write(report)
+    if not args.quiet and args.format in ("text", "github"):
+        print(summary_line(diags, len(files)), file=sys.stderr)
+    if problems and not files:
+        return 2
+    return 1 if has_errors(diags) else 0

@@ -1,0 +1,156 @@
+"""Safe parsing: hostile and broken inputs end in one clear diagnostic, never a traceback."""
+
+from __future__ import annotations
+
+import codecs
+import time
+import tracemalloc
+
+import pytest
+
+from etwmc.parse import parse_bytes
+from etwmc.validate import check_bytes
+
+MINIMAL = (
+    '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">\n'
+    "  <instrumentation><events/></instrumentation>\n"
+    "</instrumentationManifest>\n"
+)
+
+
+def only_error(data: bytes) -> str:
+    doc, diags = parse_bytes(data, "in.man")
+    assert doc is None
+    assert len(diags) == 1, diags
+    assert diags[0].severity.label == "error"
+    return diags[0].code
+
+
+def test_minimal_manifest_parses() -> None:
+    doc, diags = parse_bytes(MINIMAL.encode(), "in.man")
+    assert doc is not None and diags == []
+    assert len(doc.events) == 1
+
+
+@pytest.mark.parametrize(
+    "encode",
+    [
+        lambda s: s.encode("utf-8"),
+        lambda s: codecs.BOM_UTF8 + s.encode("utf-8"),
+        lambda s: codecs.BOM_UTF16_LE + s.encode("utf-16-le"),
+        lambda s: codecs.BOM_UTF16_BE + s.encode("utf-16-be"),
+        lambda s: s.encode("utf-16-le"),
+        lambda s: s.replace("\n", "\r\n").encode("utf-8"),
+    ],
+    ids=["utf8", "utf8-bom", "utf16le-bom", "utf16be-bom", "utf16le-nobom", "crlf"],
+)
+def test_encodings_and_line_ends(encode) -> None:  # type: ignore[no-untyped-def]
+    doc, diags = parse_bytes(encode(MINIMAL), "in.man")
+    assert doc is not None, diags
+    assert doc.events[0].sourceline == 2
+
+
+def test_doctype_rejected() -> None:
+    data = b'<?xml version="1.0"?>\n<!DOCTYPE x []>\n' + MINIMAL.encode()
+    assert only_error(data) == "ETW005"
+
+
+def test_external_entity_not_resolved(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET")
+    data = (
+        f'<?xml version="1.0"?>\n<!DOCTYPE m [<!ENTITY x SYSTEM "file://{secret}">]>\n'
+        '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">&x;'
+        "</instrumentationManifest>"
+    ).encode()
+    doc, diags = parse_bytes(data, "in.man")
+    assert doc is None
+    assert len(diags) == 1 and diags[0].code in ("ETW005", "ETW006")
+    assert "TOPSECRET" not in diags[0].message
+
+
+def test_undeclared_entity_reference() -> None:
+    data = MINIMAL.replace("<events/>", "<events>&boom;</events>").encode()
+    assert only_error(data) == "ETW006"
+
+
+def test_billion_laughs_is_fast_and_bounded() -> None:
+    ents = '<!ENTITY a0 "lol">' + "".join(
+        f'<!ENTITY a{i} "{("&a" + str(i - 1) + ";") * 10}">' for i in range(1, 10)
+    )
+    data = (
+        f'<?xml version="1.0"?>\n<!DOCTYPE m [{ents}]>\n'
+        '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">&a9;'
+        "</instrumentationManifest>"
+    ).encode()
+    tracemalloc.start()
+    t = time.perf_counter()
+    code = only_error(data)
+    elapsed = time.perf_counter() - t
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert code in ("ETW005", "ETW006")
+    # Generous bounds: the point is "not exponential", not a timing benchmark.
+    assert elapsed < 5.0
+    assert peak < 50 * 1024 * 1024
+
+
+def test_processing_instruction_rejected() -> None:
+    data = MINIMAL.replace("<instrumentation>", "<?evil cmd?><instrumentation>").encode()
+    assert only_error(data) == "ETW007"
+
+
+@pytest.mark.parametrize("data", [b"", b"   \n\t", codecs.BOM_UTF8, codecs.BOM_UTF16_LE])
+def test_empty_inputs(data: bytes) -> None:
+    assert only_error(data) == "ETW002"
+
+
+def test_binary_garbage() -> None:
+    assert only_error(bytes(range(256)) * 8) in ("ETW004", "ETW009")
+
+
+def test_wrong_root() -> None:
+    assert only_error(b"<html><body/></html>") == "ETW008"
+
+
+def test_wrong_namespace_root() -> None:
+    assert only_error(b'<instrumentationManifest xmlns="urn:other"/>') == "ETW008"
+
+
+def test_truncated_file_reports_position() -> None:
+    data = MINIMAL.encode()[:-30]
+    doc, diags = parse_bytes(data, "in.man")
+    assert doc is None and diags[0].code == "ETW004"
+    assert diags[0].span.line >= 2
+
+
+def test_deep_nesting_is_rejected_not_crashing() -> None:
+    depth = 100_000
+    data = MINIMAL.replace("<events/>", "<events>" + "<a>" * depth + "</a>" * depth + "</events>")
+    assert only_error(data.encode()) == "ETW004"
+
+
+def test_component_manifest_wrapper() -> None:
+    data = (
+        '<assembly xmlns="urn:schemas-microsoft-com:asm.v3" manifestVersion="1.0">\n'
+        "<instrumentation><events xmlns=\"http://schemas.microsoft.com/win/2004/08/events\"/>"
+        "<counters xmlns=\"http://schemas.microsoft.com/win/2005/12/counters\"/></instrumentation>\n"
+        "<localization><resources culture=\"en-US\"><stringTable/></resources></localization>\n"
+        "</assembly>\n"
+    ).encode()
+    doc, diags = parse_bytes(data, "in.man")
+    assert doc is not None and doc.wrapped
+    assert len(doc.events) == 1 and doc.localization is not None
+    assert [d.code for d in diags] == ["ETW010"]
+
+
+def test_check_bytes_never_raises_on_garbage_attributes() -> None:
+    data = MINIMAL.replace(
+        "<events/>",
+        '<events><provider name="P" guid="nope" symbol="1x"><events>'
+        '<event value="0xZZ" level="" keywords="  " channel="" template=""/></events>'
+        "</provider></events>",
+    ).encode()
+    checked = check_bytes(data, "in.man")
+    assert not checked.ok
+    assert all(d.span.file == "in.man" for d in checked.diagnostics)
