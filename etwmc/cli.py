@@ -32,11 +32,14 @@ def _add_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Validate instrumentation manifests (files, or folders searched for "
         "*.man, *.xml and *.manifest) and report every problem found.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="manifest files or folders")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or folders")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("--werror", action="store_true", help="treat warnings as errors")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    p.add_argument(
+        "--list-codes", action="store_true", help="print every diagnostic code as a Markdown table"
+    )
     p.set_defaults(_run="etwmc.lint:run")
 
 

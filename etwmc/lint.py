@@ -92,7 +92,55 @@ def render(diags: Sequence[Diagnostic], fmt: str) -> str:
     return render_text(diags)
 
 
+# Every module that registers diagnostic codes (for --list-codes and the docs).
+CODE_MODULES = (
+    "etwmc.parse",
+    "etwmc.schema",
+    "etwmc.lower",
+    "etwmc.rules",
+    "etwmc.lint",
+    "etwmc.guid",
+    "etwmc.naming",
+    "etwmc.codegen",
+    "etwmc.compile",
+    "etwmc.emit",
+    "etwmc.wevt",
+    "etwmc.diff",
+)
+
+
+def all_codes() -> list[tuple[str, str, str]]:
+    """(code, default severity, summary) for every registered diagnostic, sorted."""
+    import importlib
+
+    from .diagnostics import REGISTRY
+    from .rules import run_rules  # noqa: F401  (imports the rule modules lazily below)
+
+    for name in CODE_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as e:
+            if e.name != name:
+                raise
+    from . import rules
+
+    rules._load()
+    return [(c.id, c.severity.label, c.summary) for c in sorted(REGISTRY.values(), key=lambda c: c.id)]
+
+
+def codes_table() -> str:
+    rows = ["| code | severity | meaning |", "|---|---|---|"]
+    rows += [f"| {c} | {sev} | {summary} |" for c, sev, summary in all_codes()]
+    return "\n".join(rows) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.list_codes:
+        sys.stdout.write(codes_table())
+        return 0
+    if not args.paths:
+        print("etwmc lint: give at least one manifest file or folder", file=sys.stderr)
+        return 2
     files, problems = collect(args.paths)
     diags = finalize(problems + lint_files(files, werror=args.werror), werror=args.werror)
     report = render(diags, args.format)
