@@ -199,7 +199,10 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
             region["startLine"] = d.span.line
             if d.span.col:
                 region["startColumn"] = d.span.col
-        location: dict[str, object] = {"artifactLocation": {"uri": _sarif_uri(d.span.file)}}
+        artifact = {"uri": _sarif_uri(d.span.file)}
+        if not d.span.file.startswith("/"):
+            artifact["uriBaseId"] = "%SRCROOT%"
+        location: dict[str, object] = {"artifactLocation": artifact}
         if region:
             location["region"] = region
         text = d.message if not d.hint else f"{d.message} ({d.hint})"
@@ -251,9 +254,12 @@ def _gh_escape_prop(s: str) -> str:
 
 
 def render_github(diags: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands (``::error file=…,line=…::message``)."""
+    """GitHub Actions workflow commands (``::error file=…,line=…::message``).
+
+    Errors come first: the runner keeps only the first 10 annotations of each kind per
+    step, so the ones that fail the build must not be crowded out by notes."""
     out = []
-    for d in diags:
+    for d in sorted(diags, key=lambda d: -d.severity):
         props = [f"file={_gh_escape_prop(d.span.file)}"]
         if d.span.line:
             props.append(f"line={d.span.line}")
