@@ -1,0 +1,72 @@
+"""Binary resources mc emits for a manifest, byte for byte: WEVT_TEMPLATE, message tables, .rc.
+
+>>> outputs = binary_outputs(manifest, "x")   # {"xTEMP.BIN": ..., "x_MSG00001.bin": ..., "x.rc": ...}
+
+``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later) or 3 (earlier mc).
+Call :func:`output_diagnostics` first: it reports what would stop the outputs from
+being written (unknown cultures, message-id clashes); the builders raise
+:class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a language id.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Manifest
+from . import msgtable, rc, writer
+from .cultures import UnknownCulture, langid
+from .msgids import MessageIds, assign_message_ids
+
+E_UNKNOWN_CULTURE = code(
+    "ETW652", Severity.ERROR, "a <resources> culture has no known Windows language id"
+)
+
+__all__ = [
+    "MessageIds",
+    "UnknownCulture",
+    "assign_message_ids",
+    "binary_outputs",
+    "build_message_tables",
+    "build_rc",
+    "build_wevt",
+    "output_diagnostics",
+]
+
+
+def build_wevt(manifest: Manifest, *, version: int = 5, legacy_ids: bool = False) -> bytes:
+    """The ``<base>TEMP.BIN`` blob.  ``legacy_ids`` uses mc 8.1's MD5 template ids."""
+    return writer.build(manifest, version=version, legacy_ids=legacy_ids)
+
+
+def build_message_tables(manifest: Manifest) -> list[tuple[str, bytes]]:
+    """[(culture, MESSAGETABLE bytes)] in manifest order."""
+    return msgtable.build_tables(manifest)
+
+
+def build_rc(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
+    return rc.build(manifest, base, prefixed=prefixed)
+
+
+def binary_outputs(
+    manifest: Manifest, base: str, *, version: int = 5, prefixed: bool = True
+) -> dict[str, bytes]:
+    """File name -> bytes of every binary output (the names mc uses with ``-z base``)."""
+    ids = assign_message_ids(manifest)
+    out = {rc.template_file(base): writer.build(manifest, version=version, ids=ids)}
+    for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):
+        out[rc.message_table_file(base, n, prefixed=prefixed)] = data
+    out[f"{base}.rc"] = rc.build(manifest, base, prefixed=prefixed)
+    return out
+
+
+def output_diagnostics(manifest: Manifest) -> list[Diagnostic]:
+    """Problems that only the binary outputs have (codes ETW650-ETW652)."""
+    out = list(assign_message_ids(manifest).diagnostics)
+    for res in manifest.resources:
+        try:
+            langid(res.culture)
+        except UnknownCulture as exc:
+            out.append(
+                diag(E_UNKNOWN_CULTURE, res.span, str(exc), hint="use a culture name such as en-US",
+                     attr="culture")
+            )
+    return out

@@ -1,0 +1,273 @@
+"""The BinXML fragment stored in a TEMP record, and the template id derived from it.
+
+Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
+
+* An EventData template becomes ``<EventData [Name="tmpl name"]>`` holding, per
+  top-level item in order, ``<Data Name="item">%n</Data>`` (``<ComplexData ...>`` for
+  a struct), n counting from 1.  A UserData template is the user's element tree.
+* Tokens: 0x0F fragment header (1.1, flags 0); 0x01 open start element (0x41 when it
+  has attributes) with dependency id 0xFFFF, a u32 size and an inline name; attribute
+  list size, then 0x46/0x06 attributes whose value is a 0x05 string token without a
+  NUL; 0x02 close start (mc never writes 0x03, an empty element is 0x02 0x04); 0x0D
+  normal substitution (u16 index, u8 value type); 0x04 end element; 0x00 end of
+  fragment; zero padding to 4 bytes.
+* Inline name: u16 hash (h = h*65599 + code unit, low 16 bits), u16 length, UTF-16
+  text, u16 NUL.
+* Text of a UserData element contributes only its first ``%n`` (a substitution);
+  other text is not stored.  Whitespace-only text is ignored.
+* A substitution's value type is the item's inType (0x0E for a struct), with 0x80 set
+  when the item has a count.
+* Template id (mc 10.x): SHA-256 over ``b"MS-WEVT\\0"``, the UTF-16LE text of the
+  template XML written without whitespace (``<EventData/>`` when empty), and one u32
+  per top-level item holding its value type; the first 16 bytes with byte 7's high
+  nibble set to 5.  mc 8.1 (legacy ids): MD5 of the XML text, then MD5 of the type
+  array chained from that first digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import struct
+from collections.abc import Sequence
+
+from ..model import Field, Struct, Template, XmlNode
+
+BINXML_BINARY = 0x0E
+ARRAY_FLAG = 0x80
+
+_SUBST = re.compile(r"%(\d+)")
+
+
+def name_hash(name: str) -> int:
+    """mc's 16-bit hash of an element or attribute name (over UTF-16 code units)."""
+    h = 0
+    data = name.encode("utf-16-le", "surrogatepass")
+    for (unit,) in struct.iter_unpack("<H", data):
+        h = (h * 65599 + unit) & 0xFFFFFFFF
+    return h & 0xFFFF
+
+
+def value_type(item: Field | Struct) -> int:
+    """The BinXML value type of a template item (its substitution's type byte)."""
+    if isinstance(item, Struct):
+        t = BINXML_BINARY
+    else:
+        t = item.in_type.code & 0x7F if item.in_type is not None else 0
+    if item.count is not None:
+        t |= ARRAY_FLAG
+    return t
+
+
+def value_types(template: Template) -> list[int]:
+    return [value_type(i) for i in template.items]
+
+
+# --------------------------------------------------------------------------- XML text
+
+
+def _esc_attr(s: str) -> str:
+    return (
+        s.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("\t", "&#x9;")
+        .replace("\n", "&#xA;")
+        .replace("\r", "&#xD;")
+    )
+
+
+def _esc_text(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class _Elem:
+    """A tiny element tree: the shape both the XML text and the BinXML are made from."""
+
+    __slots__ = ("name", "xml_name", "attrs", "children")
+
+    def __init__(self, name: str, xml_name: str, attrs: list[tuple[str, str, str]]) -> None:
+        self.name = name  # local name (what BinXML stores)
+        self.xml_name = xml_name  # qualified name as written in the XML text
+        self.attrs = attrs  # (local name, qualified name, value)
+        self.children: list[_Elem | str] = []
+
+
+def _event_data(template: Template) -> _Elem:
+    attrs = [("Name", "Name", template.name)] if template.name is not None else []
+    root = _Elem("EventData", "EventData", attrs)
+    for n, item in enumerate(template.items, 1):
+        tag = "ComplexData" if isinstance(item, Struct) else "Data"
+        e = _Elem(tag, tag, [("Name", "Name", item.name)])
+        e.children.append(f"%{n}")
+        root.children.append(e)
+    return root
+
+
+def _user_data(node: XmlNode, scope: dict[str | None, str]) -> _Elem:
+    def qual(prefix: str | None, local: str) -> str:
+        return f"{prefix}:{local}" if prefix else local
+
+    scope = dict(scope)
+    attrs: list[tuple[str, str, str]] = []
+    # Namespace declarations come first, as the XML serializer writes them.
+    for prefix, uri in node.nsmap:
+        scope[prefix] = uri
+        attrs.append((prefix or "xmlns", f"xmlns:{prefix}" if prefix else "xmlns", uri))
+    by_uri = {u: p for p, u in scope.items()}
+    for (uri, local), value in node.attrs:
+        prefix = by_uri.get(uri) if uri else None
+        attrs.append((local, qual(prefix, local), value))
+    e = _Elem(node.tag[1], qual(node.prefix, node.tag[1]), attrs)
+    if node.text is not None and node.text.strip():
+        e.children.append(node.text)
+    for child in node.children:
+        e.children.append(_user_data(child, scope))
+        if child.tail is not None and child.tail.strip():
+            e.children.append(child.tail)
+    return e
+
+
+def template_tree(template: Template) -> _Elem:
+    if template.user_data is not None:
+        return _user_data(template.user_data, {})
+    return _event_data(template)
+
+
+def xml_text(e: _Elem) -> str:
+    """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
+    parts: list[str] = []
+
+    def walk(el: _Elem) -> None:
+        parts.append("<" + el.xml_name)
+        for _, q, v in el.attrs:
+            parts.append(f' {q}="{_esc_attr(v)}"')
+        if not el.children:
+            parts.append("/>")
+            return
+        parts.append(">")
+        for c in el.children:
+            if isinstance(c, str):
+                parts.append(_esc_text(c))
+            else:
+                walk(c)
+        parts.append(f"</{el.xml_name}>")
+
+    walk(e)
+    return "".join(parts)
+
+
+# --------------------------------------------------------------------------- BinXML
+
+
+def _name(out: bytearray, name: str) -> None:
+    data = name.encode("utf-16-le", "surrogatepass")
+    out += struct.pack("<HH", name_hash(name), len(data) // 2)
+    out += data
+    out += b"\0\0"
+
+
+def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
+    out.append(0x41 if el.attrs else 0x01)
+    out += b"\xff\xff"
+    size_at = len(out)
+    out += b"\0\0\0\0"
+    _name(out, el.name)
+    if el.attrs:
+        list_at = len(out)
+        out += b"\0\0\0\0"
+        for i, (local, _, value) in enumerate(el.attrs):
+            out.append(0x06 if i == len(el.attrs) - 1 else 0x46)
+            _name(out, local)
+            data = value.encode("utf-16-le", "surrogatepass")
+            out += struct.pack("<BBH", 0x05, 0x01, len(data) // 2)
+            out += data
+        struct.pack_into("<I", out, list_at, len(out) - list_at - 4)
+    out.append(0x02)
+    for c in el.children:
+        if isinstance(c, str):
+            m = _SUBST.search(c)
+            if m is None:
+                continue
+            n = int(m.group(1))
+            if 1 <= n <= len(types):
+                out += struct.pack("<BHB", 0x0D, n - 1, types[n - 1])
+        else:
+            _element(out, c, types)
+    out.append(0x04)
+    struct.pack_into("<I", out, size_at, len(out) - size_at - 4)
+
+
+def binxml(tree: _Elem, types: Sequence[int]) -> bytes:
+    out = bytearray(b"\x0f\x01\x01\x00")
+    _element(out, tree, types)
+    out.append(0x00)
+    out += b"\0" * (-len(out) % 4)
+    return bytes(out)
+
+
+# --------------------------------------------------------------------------- ids
+
+
+def _types_bytes(types: Sequence[int]) -> bytes:
+    return struct.pack(f"<{len(types)}I", *types)
+
+
+def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> bytes:
+    """The 16 raw GUID bytes mc stores at TEMP+24."""
+    text = xml.encode("utf-16-le", "surrogatepass")
+    if legacy:
+        return _md5_chained(text, _types_bytes(types))
+    digest = bytearray(hashlib.sha256(b"MS-WEVT\0" + text + _types_bytes(types)).digest()[:16])
+    digest[7] = (digest[7] & 0x0F) | 0x50
+    return bytes(digest)
+
+
+def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[bytes, bytes]:
+    """(template id, padded BinXML) for one template."""
+    types = value_types(template)
+    tree = template_tree(template)
+    return template_id(xml_text(tree), types, legacy=legacy_ids), binxml(tree, types)
+
+
+# --------------------------------------------------------------------------- MD5 (mc 8.1)
+
+_MD5_S = [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4
+_MD5_K = [int(abs(__import__("math").sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
+
+
+def _md5(data: bytes, state: tuple[int, int, int, int]) -> bytes:
+    """MD5 of ``data`` started from an arbitrary chaining state (hashlib cannot do that)."""
+    msg = bytearray(data)
+    bit_len = (8 * len(data)) & 0xFFFFFFFFFFFFFFFF
+    msg.append(0x80)
+    msg += b"\0" * (-(len(msg) + 8) % 64)
+    msg += struct.pack("<Q", bit_len)
+    a0, b0, c0, d0 = state
+    for off in range(0, len(msg), 64):
+        m = struct.unpack_from("<16I", msg, off)
+        a, b, c, d = a0, b0, c0, d0
+        for i in range(64):
+            if i < 16:
+                f, g = (b & c) | (~b & d), i
+            elif i < 32:
+                f, g = (d & b) | (~d & c), (5 * i + 1) % 16
+            elif i < 48:
+                f, g = b ^ c ^ d, (3 * i + 5) % 16
+            else:
+                f, g = c ^ (b | ~d), (7 * i) % 16
+            f = (f + a + _MD5_K[i] + m[g]) & 0xFFFFFFFF
+            a, d, c = d, c, b
+            b = (b + ((f << _MD5_S[i]) | (f >> (32 - _MD5_S[i])))) & 0xFFFFFFFF
+        a0, b0 = (a0 + a) & 0xFFFFFFFF, (b0 + b) & 0xFFFFFFFF
+        c0, d0 = (c0 + c) & 0xFFFFFFFF, (d0 + d) & 0xFFFFFFFF
+    return struct.pack("<4I", a0, b0, c0, d0)
+
+
+_MD5_INIT = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
+
+
+def _md5_chained(text: bytes, types: bytes) -> bytes:
+    first = _md5(text, _MD5_INIT)
+    return _md5(types, struct.unpack("<4I", first))

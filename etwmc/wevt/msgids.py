@@ -1,0 +1,256 @@
+"""Message ids: the resource id of every string the metadata refers to, exactly as mc assigns them.
+
+``id = tag << 28 | provider index << 24 | value`` (manifest-and-mc.md §7a):
+
+========================  ====  ==============================================
+referenced by             tag   value (24 bits)
+========================  ====  ==============================================
+provider, channel         0x9   running counter per provider (provider first)
+level                     0x5   level value
+filter                    0x5   0x80 << 16 | version << 8 | value
+task                      0x7   task value
+opcode                    0x3   (task value & 0xFF) << 16 | opcode value
+keyword                   0x1   index of the highest set bit + 1
+event                     0xB   version << 16 | event id (tag 0 on System/Application/Security)
+valueMap item             0xD   running counter per provider over all value-map items
+bitMap item               0xF   running counter per provider over all bit-map items
+========================  ====  ==============================================
+
+Items are visited provider by provider in mc's order: provider, channels (the CHAN
+list, winmeta channels an event names directly included), levels, tasks, opcodes,
+keywords, events, map items, filters.  A message id belongs to the *string*: when a
+string was already given an id (by an earlier item, or explicitly by
+``<messageTable><message value=...>``), later items reuse it and no counter moves.
+
+Predefined ``win:`` levels, opcodes, tasks and keywords use provider index 0 whatever
+provider refers to them, and their English winmeta text.  A ``win:`` channel (imported
+or named directly) takes the next provider/channel counter value, its text is its
+name, and the id is shared by every later use of that channel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from .. import winmeta as wm
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
+from .collect import ProviderItems, provider_items
+
+NO_MESSAGE = 0xFFFFFFFF
+
+W_TOO_MANY_PROVIDERS = code(
+    "ETW650",
+    Severity.ERROR,
+    "only the first 16 providers of a manifest can receive automatic message ids",
+)
+E_DUP_MESSAGE_ID = code("ETW651", Severity.ERROR, "two strings would get the same message id")
+
+
+def make_id(tag: int, provider: int, value: int) -> int:
+    return ((tag & 0xF) << 28) | ((provider & 0xF) << 24) | (value & 0xFFFFFF)
+
+
+def keyword_value(mask: int) -> int:
+    """Index of the highest set bit + 1 (0 for mask 0)."""
+    return mask.bit_length()
+
+
+@dataclass(slots=True)
+class MessageIds:
+    """Message ids of one manifest.
+
+    ``strings`` maps a string-table id to its message id; ``winmeta`` maps the message
+    id of each predefined item used to its (English) text.  The ``*_id`` methods give
+    the id stored for an item, or ``NO_MESSAGE`` (0xFFFFFFFF).
+    """
+
+    strings: dict[str, int] = field(default_factory=dict)
+    winmeta: dict[int, str] = field(default_factory=dict)
+    winmeta_channels: dict[str, int] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def _of(self, string_id: str | None) -> int:
+        if string_id is None:
+            return NO_MESSAGE
+        return self.strings.get(string_id, NO_MESSAGE)
+
+    def provider_id(self, p: Provider) -> int:
+        return self._of(p.message)
+
+    def channel_id(self, c: Channel) -> int:
+        if c.message is not None:
+            return self._of(c.message)
+        if is_winmeta_channel(c):
+            return self.winmeta_channels.get(c.name, NO_MESSAGE)
+        return NO_MESSAGE
+
+    def level_id(self, lv: Level) -> int:
+        if lv.builtin:
+            return _builtin(wm.LEVELS, lv.name, make_id(0x5, 0, lv.value))
+        return self._of(lv.message)
+
+    def task_id(self, t: Task) -> int:
+        if t.builtin:
+            return _builtin(wm.TASKS, t.name, make_id(0x7, 0, t.value))
+        return self._of(t.message)
+
+    def opcode_id(self, o: Opcode) -> int:
+        if o.builtin:
+            return _builtin(wm.OPCODES, o.name, make_id(0x3, 0, o.value))
+        return self._of(o.message)
+
+    def keyword_id(self, k: Keyword) -> int:
+        if k.builtin:
+            return _builtin(wm.KEYWORDS, k.name, make_id(0x1, 0, keyword_value(k.mask)))
+        return self._of(k.message)
+
+    def event_id(self, e: Event) -> int:
+        return self._of(e.message)
+
+    def filter_id(self, f: Filter) -> int:
+        return self._of(f.message)
+
+    def map_item_id(self, string_id: str | None) -> int:
+        return self._of(string_id)
+
+
+def is_winmeta_channel(c: Channel) -> bool:
+    """A predefined channel (named directly, or imported by name) carrying winmeta's text."""
+    return (c.builtin or c.imported) and c.message is None and c.name in wm.CHANNELS
+
+
+def is_global_channel(c: Channel | None) -> bool:
+    """System/Application/Security from winmeta: their events get classic Event Log ids."""
+    return c is not None and (c.builtin or c.imported) and c.name in wm.GLOBAL_EVENTLOG_CHANNELS
+
+
+def _builtin(table: Mapping[str, wm.WinItem], name: str, mid: int) -> int:
+    item = table.get(name.partition(":")[2])
+    return mid if item is not None and item.text is not None else NO_MESSAGE
+
+
+def assign_message_ids(manifest: Manifest) -> MessageIds:
+    """Assign every referenced string its message id, as mc does (see the module docstring)."""
+    ids = MessageIds()
+    owner: dict[int, str] = {}  # message id -> the string that has it
+
+    def give(string_id: str | None, mid: int, at: object) -> bool:
+        """Give ``string_id`` the id ``mid`` unless it has one.  True when it was new."""
+        if string_id is None or string_id in ids.strings:
+            return False
+        other = owner.get(mid)
+        if other is not None and other != string_id:
+            span = getattr(at, "span", None)
+            if span is not None:
+                ids.diagnostics.append(
+                    diag(
+                        E_DUP_MESSAGE_ID,
+                        span,
+                        f"string '{string_id}' would get message id 0x{mid:08X}, which string "
+                        f"'{other}' already has",
+                        hint="give one of them an explicit id in <messageTable>",
+                    )
+                )
+        owner.setdefault(mid, string_id)
+        ids.strings[string_id] = mid
+        return True
+
+    for m in manifest.messages:
+        give(m.message, m.value & 0xFFFFFFFF, m)
+
+    for p in manifest.providers:
+        if p.index > 15 and _needs_auto_ids(p, ids):
+            ids.diagnostics.append(
+                diag(
+                    W_TOO_MANY_PROVIDERS,
+                    p.span,
+                    f"provider '{p.name}' is number {p.index + 1} in the manifest; only the first "
+                    "16 providers get automatic message ids",
+                    hint="give its strings explicit ids in <messageTable>, or split the manifest",
+                )
+            )
+        items = provider_items(p)
+        _assign_provider(p, items, ids, give)
+
+    for mid, text in _winmeta_texts(manifest):
+        ids.winmeta.setdefault(mid, text)
+    return ids
+
+
+def _needs_auto_ids(p: Provider, ids: MessageIds) -> bool:
+    return p.message is not None or any(e.message is not None for e in p.events)
+
+
+_Give = Callable[[str | None, int, object], bool]
+
+
+def _assign_provider(p: Provider, items: ProviderItems, ids: MessageIds, give: _Give) -> None:
+    pi = p.index
+    counter = 1
+    if give(p.message, make_id(0x9, pi, counter), p):
+        counter += 1
+    for c in items.channels:
+        if c.message is not None:
+            if give(c.message, make_id(0x9, pi, counter), c):
+                counter += 1
+        elif is_winmeta_channel(c) and c.name not in ids.winmeta_channels:
+            mid = make_id(0x9, pi, counter)
+            ids.winmeta_channels[c.name] = mid
+            ids.winmeta[mid] = c.name
+            counter += 1
+    for lv in items.levels:
+        if not lv.builtin:
+            give(lv.message, make_id(0x5, pi, lv.value), lv)
+    for t in items.tasks:
+        if not t.builtin:
+            give(t.message, make_id(0x7, pi, t.value), t)
+    for o in items.opcodes:
+        if not o.builtin:
+            give(o.message, make_id(0x3, pi, ((o.task_value & 0xFF) << 16) | (o.value & 0xFFFF)), o)
+    for k in items.keywords:
+        if not k.builtin:
+            give(k.message, make_id(0x1, pi, keyword_value(k.mask)), k)
+    for e in p.events:
+        tag = 0x0 if is_global_channel(e.channel) else 0xB
+        give(e.message, make_id(tag, pi, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF)), e)
+    value_n = bit_n = 1
+    for m in p.maps:
+        for item in m.items:
+            if item.message is None:
+                continue
+            if m.kind == "bit":
+                if give(item.message, make_id(0xF, pi, bit_n), item):
+                    bit_n += 1
+            elif give(item.message, make_id(0xD, pi, value_n), item):
+                value_n += 1
+    for f in p.filters:
+        value = (0x80 << 16) | ((f.version & 0xFF) << 8) | (f.value & 0xFF)
+        give(f.message, make_id(0x5, pi, value), f)
+
+
+def _winmeta_texts(manifest: Manifest) -> list[tuple[int, str]]:
+    """(id, text) of every predefined level/task/opcode/keyword some provider uses."""
+    out: list[tuple[int, str]] = []
+    for p in manifest.providers:
+        items = provider_items(p)
+        for lv in items.levels:
+            if lv.builtin:
+                _add(out, wm.LEVELS, lv.name, make_id(0x5, 0, lv.value))
+        for t in items.tasks:
+            if t.builtin:
+                _add(out, wm.TASKS, t.name, make_id(0x7, 0, t.value))
+        for o in items.opcodes:
+            if o.builtin:
+                _add(out, wm.OPCODES, o.name, make_id(0x3, 0, o.value))
+        for k in items.keywords:
+            if k.builtin:
+                _add(out, wm.KEYWORDS, k.name, make_id(0x1, 0, keyword_value(k.mask)))
+    return out
+
+
+def _add(out: list[tuple[int, str]], table: Mapping[str, wm.WinItem], name: str, mid: int) -> None:
+    item = table.get(name.partition(":")[2])
+    if item is not None and item.text is not None:
+        out.append((mid, item.text))

@@ -1,0 +1,141 @@
+"""MESSAGETABLE resources (RT_MESSAGETABLE, type 11): writer and reader.
+
+Layout (MESSAGE_RESOURCE_DATA): u32 block count; per block (u32 low id, u32 high id,
+u32 offset of its first entry from the start of the resource); then the entries of all
+blocks in id order: u16 length (header and padding included), u16 flags (1 = UTF-16),
+text.  mc writes every manifest string as UTF-16LE text + ``"\\r\\n"`` + NUL, zero-padded
+to a multiple of 4.  Ids are sorted; a block is a run of consecutive ids.
+
+Only strings some item refers to get an entry (plus ``<messageTable>`` entries and the
+winmeta texts of the predefined items used).  One table per ``<resources culture>``,
+with the same ids in every culture.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Mapping
+
+from ..model import Manifest, Resources
+from .msgids import MessageIds, assign_message_ids
+
+MESSAGE_RESOURCE_UNICODE = 1
+_SUFFIX = "\r\n\0"
+
+
+class MessageTableError(ValueError):
+    """A message table that cannot be read; the message says what is wrong and where."""
+
+
+def encode_messages(messages: Mapping[int, str]) -> bytes:
+    """A message table holding ``messages`` (id -> text)."""
+    ids = sorted(messages)
+    blocks: list[list[int]] = []
+    for mid in ids:
+        if blocks and blocks[-1][1] + 1 == mid:
+            blocks[-1][1] = mid
+        else:
+            blocks.append([mid, mid])
+    entries: list[bytes] = []
+    for mid in ids:
+        data = (messages[mid] + _SUFFIX).encode("utf-16-le", "surrogatepass")
+        data += b"\0" * (-len(data) % 4)
+        if len(data) + 4 > 0xFFFF:
+            raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
+        entries.append(struct.pack("<HH", len(data) + 4, MESSAGE_RESOURCE_UNICODE) + data)
+    out = bytearray(struct.pack("<I", len(blocks)))
+    offset = 4 + 12 * len(blocks)
+    k = 0
+    for lo, hi in blocks:
+        out += struct.pack("<III", lo, hi, offset)
+        while k < len(ids) and ids[k] <= hi:
+            offset += len(entries[k])
+            k += 1
+    for e in entries:
+        out += e
+    return bytes(out)
+
+
+def culture_messages(manifest: Manifest, res: Resources, ids: MessageIds) -> dict[int, str]:
+    """Id -> text of every referenced string in one culture."""
+    out: dict[int, str] = {}
+    for sid, mid in ids.strings.items():
+        s = res.strings.get(sid)
+        if s is not None:
+            out.setdefault(mid, s.value)
+    for mid, text in ids.winmeta.items():
+        out.setdefault(mid, text)
+    return out
+
+
+def build_tables(manifest: Manifest, ids: MessageIds | None = None) -> list[tuple[str, bytes]]:
+    """[(culture, message table)] in the manifest's order of ``<resources>``."""
+    if ids is None:
+        ids = assign_message_ids(manifest)
+    return [
+        (res.culture, encode_messages(culture_messages(manifest, res, ids)))
+        for res in manifest.resources
+    ]
+
+
+# --------------------------------------------------------------------------- reader
+
+
+def read_message_table(data: bytes) -> dict[int, str]:
+    """Decode a message table into id -> text (the trailing ``\\r\\n`` and NULs removed).
+
+    Raises :class:`MessageTableError` for anything malformed: truncation, offsets or
+    lengths outside the data, blocks with low > high, overlapping ids, entries whose
+    length is smaller than their header, text that is not valid for its encoding.
+    """
+    buf = memoryview(bytes(data))
+    size = len(buf)
+    if size < 4:
+        raise MessageTableError(f"message table is {size} bytes long, too short for its header")
+    (nblocks,) = struct.unpack_from("<I", buf, 0)
+    if nblocks > (size - 4) // 12:
+        raise MessageTableError(
+            f"message table claims {nblocks} blocks but only {size} bytes are present"
+        )
+    out: dict[int, str] = {}
+    for b in range(nblocks):
+        lo, hi, off = struct.unpack_from("<III", buf, 4 + 12 * b)
+        if lo > hi:
+            raise MessageTableError(f"block {b}: low id 0x{lo:08X} is above high id 0x{hi:08X}")
+        if hi - lo >= size // 4:
+            raise MessageTableError(f"block {b}: {hi - lo + 1} ids cannot fit in {size} bytes")
+        for mid in range(lo, hi + 1):
+            if off + 4 > size:
+                raise MessageTableError(
+                    f"message 0x{mid:08X}: entry at offset {off} lies outside the table ({size} bytes)"
+                )
+            length, flags = struct.unpack_from("<HH", buf, off)
+            if length < 4 or off + length > size:
+                raise MessageTableError(
+                    f"message 0x{mid:08X}: entry length {length} at offset {off} is invalid"
+                )
+            raw = bytes(buf[off + 4 : off + length])
+            try:
+                if flags & MESSAGE_RESOURCE_UNICODE:
+                    if len(raw) % 2:
+                        raw = raw[:-1]
+                    text = raw.decode("utf-16-le")
+                else:
+                    text = raw.decode("cp1252", errors="strict")
+            except UnicodeDecodeError as exc:
+                raise MessageTableError(f"message 0x{mid:08X}: text cannot be decoded ({exc.reason})")
+            if mid in out:
+                raise MessageTableError(f"message id 0x{mid:08X} appears in more than one block")
+            out[mid] = _strip(text)
+            off += length
+    return out
+
+
+def _strip(text: str) -> str:
+    text = text.rstrip("\0")
+    return text[:-2] if text.endswith("\r\n") else text
+
+
+def texts(tables: Iterable[tuple[str, bytes]]) -> dict[str, dict[int, str]]:
+    """Culture -> decoded table, for a list from :func:`build_tables`."""
+    return {culture: read_message_table(data) for culture, data in tables}

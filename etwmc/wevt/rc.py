@@ -1,0 +1,34 @@
+"""The resource script mc writes next to the binaries (``<base>.rc``).
+
+Per ``<resources>`` culture, in manifest order, ``LANGUAGE 0x<primary>,0x<sub>`` and
+``1 11 "<table file>"`` (RT_MESSAGETABLE, name 1); then ``1 WEVT_TEMPLATE
+"<base>TEMP.BIN"``.  Lines end with ``\\n``, as in the .rc files mc writes.  Message
+tables are named ``<base>_MSG0000N.bin`` when mc runs with ``-z <base>`` and
+``MSG0000N.bin`` without it (``prefixed=False``).
+"""
+
+from __future__ import annotations
+
+from ..model import Manifest
+from .cultures import primary_sub
+
+
+def template_file(base: str) -> str:
+    return f"{base}TEMP.BIN"
+
+
+def message_table_file(base: str, n: int, *, prefixed: bool = True) -> str:
+    """The file name of the n-th (1-based) message table."""
+    return f"{base}_MSG{n:05d}.bin" if prefixed else f"MSG{n:05d}.bin"
+
+
+def build(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
+    """The .rc text; raises :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture
+    without a known language id."""
+    lines: list[str] = []
+    for n, res in enumerate(manifest.resources, 1):
+        primary, sub = primary_sub(res.culture)
+        lines.append(f"LANGUAGE 0x{primary:X},0x{sub:X}")
+        lines.append(f'1 11 "{message_table_file(base, n, prefixed=prefixed)}"')
+    lines.append(f'1 WEVT_TEMPLATE "{template_file(base)}"')
+    return "".join(line + "\n" for line in lines).encode("utf-8")
