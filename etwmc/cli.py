@@ -98,9 +98,13 @@ def _add_diff(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "diff", help="report changes between two manifests that break decoders or consumers"
     )
     p.add_argument("old", help="the baseline: a manifest or a compiled TEMP.BIN")
-    p.add_argument("new", help="the new manifest")
+    p.add_argument("new", help="the new manifest (or TEMP.BIN)")
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument("--werror", action="store_true", help="treat warnings as errors")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     p.set_defaults(_run="etwmc.diff:run")
 
 
