@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from etwmc.runtime import (
-    ProviderRuntime,
     EnableState,
+    ProviderRuntime,
     pack_descriptor,
     read_events,
 )
