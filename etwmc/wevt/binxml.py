@@ -14,7 +14,7 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 * Inline name: u16 hash (h = h*65599 + code unit, low 16 bits), u16 length, UTF-16
   text, u16 NUL.
 * Text of a UserData element contributes only its first ``%n`` (a substitution);
-  other text is not stored.  Whitespace-only text is ignored.
+  other text is not stored in the BinXML.
 * A substitution's value type is the item's inType (0x0E for a struct), with 0x80 set
   when the item has a count.
 * Template id (mc 10.x): SHA-256 over ``b"MS-WEVT\\0"``, the UTF-16LE text of the
@@ -54,7 +54,7 @@ def value_type(item: Field | Struct) -> int:
         t = BINXML_BINARY
     else:
         t = item.in_type.code & 0x7F if item.in_type is not None else 0
-    if item.count is not None:
+    if item.count is not None and item.count != 0:  # count="0" is no count at all
         t |= ARRAY_FLAG
     return t
 
@@ -82,6 +82,12 @@ def _esc_text(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+class _Ws(str):
+    """Formatting whitespace: part of the hashed XML text, never a BinXML token."""
+
+    __slots__ = ()
+
+
 class _Elem:
     """A tiny element tree: the shape both the XML text and the BinXML are made from."""
 
@@ -91,7 +97,7 @@ class _Elem:
         self.name = name  # local name (what BinXML stores)
         self.xml_name = xml_name  # qualified name as written in the XML text
         self.attrs = attrs  # (local name, qualified name, value)
-        self.children: list[_Elem | str] = []
+        self.children: list[_Elem | str] = []  # str: text (a _Ws: formatting)
 
 
 def _event_data(template: Template) -> _Elem:
@@ -105,7 +111,15 @@ def _event_data(template: Template) -> _Elem:
     return root
 
 
-def _user_data(node: XmlNode, scope: dict[str | None, str]) -> _Elem:
+def _user_data(node: XmlNode, scope: dict[str | None, str], level: int = 1) -> _Elem:
+    """The UserData element as mc re-serializes it before hashing.
+
+    mc drops the author's formatting and puts each child element on its own line:
+    ``"\r\n"`` plus ``level + 1`` tabs before it, and ``"\r\n"`` plus ``level`` tabs
+    before the end tag when the source had text after the last child.  (Verified for
+    the root's children; deeper levels follow the same pattern by assumption.)
+    """
+
     def qual(prefix: str | None, local: str) -> str:
         return f"{prefix}:{local}" if prefix else local
 
@@ -120,12 +134,15 @@ def _user_data(node: XmlNode, scope: dict[str | None, str]) -> _Elem:
         prefix = by_uri.get(uri) if uri else None
         attrs.append((local, qual(prefix, local), value))
     e = _Elem(node.tag[1], qual(node.prefix, node.tag[1]), attrs)
-    if node.text is not None and node.text.strip():
-        e.children.append(node.text)
+    if not node.children:
+        if node.text is not None and node.text.strip():
+            e.children.append(node.text)
+        return e
     for child in node.children:
-        e.children.append(_user_data(child, scope))
-        if child.tail is not None and child.tail.strip():
-            e.children.append(child.tail)
+        e.children.append(_Ws("\r\n" + "\t" * (level + 1)))
+        e.children.append(_user_data(child, scope, level + 1))
+    if node.children[-1].tail is not None:
+        e.children.append(_Ws("\r\n" + "\t" * level))
     return e
 
 
@@ -148,7 +165,9 @@ def xml_text(e: _Elem) -> str:
             return
         parts.append(">")
         for c in el.children:
-            if isinstance(c, str):
+            if isinstance(c, _Ws):
+                parts.append(c)
+            elif isinstance(c, str):
                 parts.append(_esc_text(c))
             else:
                 walk(c)
@@ -186,6 +205,8 @@ def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
         struct.pack_into("<I", out, list_at, len(out) - list_at - 4)
     out.append(0x02)
     for c in el.children:
+        if isinstance(c, _Ws):
+            continue
         if isinstance(c, str):
             m = _SUBST.search(c)
             if m is None:

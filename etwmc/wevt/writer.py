@@ -322,7 +322,7 @@ class _Writer:
 
     def _extent(self, value: int | str | None, index: dict[str, int], base: int,
                 fixed: int, var: int) -> tuple[int, int]:
-        if value is None:
+        if value is None or value == 0:  # a constant 0 is the same as no attribute
             return 0, 0
         if isinstance(value, int):
             return fixed, value & 0xFFFF
