@@ -152,7 +152,7 @@ class _Builder:
 
     def provider(self, p: RawProvider, index: int) -> Provider:
         name = p.name if p.name is not None else f"Provider_{str(p.guid).upper()}"
-        pname = _ident(name)
+        pname = _c_symbol(name)
         span = self.span
         channels = self.channels(p)
         by_chan = {c.offset: ch for c, ch in zip(p.channels, channels, strict=True)}
@@ -438,6 +438,10 @@ def _xml(e: Element, scope: dict[str | None, str]) -> XmlNode:
             pending.append(_text([c]))
     if children:
         children[-1] = _with_tail(children[-1], "".join(pending) or None)
+        # BinXML drops formatting, but the template id hashes it: assume the usual
+        # one-child-per-line layout.
+        text = text or "\n"
+        children = [c if c.tail else _with_tail(c, "\n") for c in children]
     else:
         text = "".join(pending) or None
     return XmlNode(
@@ -488,6 +492,12 @@ def _need(table: Mapping[int, _T], offset: int, what: str, at: int) -> _T:
 def _ident(name: str | None) -> str:
     """A string-id fragment: letters, digits, '.', '_' and '-' kept, the rest as '_'."""
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in name or "")
+
+
+def _c_symbol(name: str) -> str:
+    """A C identifier for a provider symbol (the blob stores none)."""
+    sym = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
+    return sym if sym and not sym[0].isdigit() else "_" + sym
 
 
 def _strip_crlf(text: str) -> str:

@@ -1,0 +1,411 @@
+"""Rebuild an instrumentation manifest from a model, and ``etwmc decompile``.
+
+:func:`decompile` writes XML text for a :class:`~etwmc.model.Manifest` (usually one read
+from a WEVT_TEMPLATE blob by :func:`etwmc.wevt.reader.read_wevt`) such that compiling it
+again gives the same blob.  Rules:
+
+- predefined ``win:`` levels, tasks, opcodes, keywords and unlisted ``win:`` channels are
+  referred to, never declared;
+- own channels get ``chid="chidN"`` (N = position in the list) and events name them by
+  it, so names that look like other channels' ids cannot be confused;
+- every string reference gets a ``<string>``: its text from the model's first culture
+  (one ``<resources>`` per culture), else a placeholder naming its message id;
+- message ids mc would assign anyway are left implicit; the others are fixed in
+  ``<messageTable>`` (found by compiling the draft and comparing ids);
+- prefixed names keep their prefix; each prefix is declared once on the root element;
+- output is deterministic: same model, same text, ``\\n`` line endings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+
+from lxml import etree
+
+from .. import winmeta as wm
+from ..model import (
+    Channel,
+    Event,
+    Field,
+    Filter,
+    Manifest,
+    Provider,
+    Struct,
+    Template,
+    XmlNode,
+)
+
+EV = wm.EVENTS_NS
+NSMAP: dict[str | None, str] = {None: EV, "win": wm.WIN_NS, "xs": wm.XS_NS}
+DEFAULT_RESOURCE_FILE = "resources.dll"
+
+
+def _el(parent: etree._Element, tag: str, **attrs: str | None) -> etree._Element:
+    e = etree.SubElement(parent, f"{{{EV}}}{tag}")
+    for k, v in attrs.items():
+        if v is not None:
+            e.set(k.rstrip("_"), v)
+    return e
+
+
+def _hex(v: int, width: int = 0) -> str:
+    return f"0x{v:0{width}X}"
+
+
+def _guid(g: object) -> str:
+    return "{" + str(g).upper() + "}"
+
+
+def _ref(sid: str | None) -> str | None:
+    return f"$(string.{sid})" if sid is not None else None
+
+
+class _Writer:
+    def __init__(self, m: Manifest, fixed: Mapping[str, int]) -> None:
+        self.m = m
+        self.fixed = fixed  # string id -> message id to pin in <messageTable>
+        self.used: dict[str, None] = {}  # referenced string ids, in first-use order
+        self.prefixes: dict[str, str] = {}
+
+    def msg(self, sid: str | None) -> str | None:
+        if sid is not None:
+            self.used.setdefault(sid)
+        return _ref(sid)
+
+    def qname(self, name: str, qname: tuple[str, str]) -> str:
+        prefix, sep, _ = name.rpartition(":")
+        if sep and prefix not in ("win", "xs"):
+            self.prefixes.setdefault(prefix, qname[0])
+        return name
+
+    def document(self) -> str:
+        root = etree.Element(f"{{{EV}}}instrumentationManifest", nsmap=NSMAP)
+        events = _el(_el(root, "instrumentation"), "events")
+        for p in self.m.providers:
+            self.provider(events, p)
+        ids = {m.message: m.value for m in self.m.messages if m.message is not None}
+        pinned = [(sid, ids[sid]) for sid in self.used if sid in self.fixed and sid in ids]
+        if pinned:
+            table = _el(events, "messageTable")
+            for sid, mid in pinned:
+                _el(table, "message", value=_hex(mid, 8), message=_ref(sid))
+        self.localization(root, ids)
+        if self.prefixes:
+            # lxml fixes nsmap at creation: rebuild the root with the extra prefixes.
+            nsmap: dict[str | None, str] = {**NSMAP, **dict(sorted(self.prefixes.items()))}
+            new = etree.Element(root.tag, nsmap=nsmap)
+            new.extend(list(root))
+            root = new
+        etree.indent(root, space="  ")
+        body: str = etree.tostring(root, encoding="unicode")
+        return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
+
+    def localization(self, root: etree._Element, ids: Mapping[str, int]) -> None:
+        if not self.used:
+            return
+        loc = _el(root, "localization")
+        cultures = self.m.resources or ()
+        for res in cultures or (None,):
+            r = _el(loc, "resources", culture=res.culture if res is not None else "en-US")
+            table = _el(r, "stringTable")
+            for sid in self.used:
+                s = res.strings.get(sid) if res is not None else None
+                text = s.value if s is not None else f"message 0x{ids.get(sid, 0):08X}"
+                _el(table, "string", id=sid, value=text)
+
+    # -- provider ------------------------------------------------------------------
+
+    def provider(self, parent: etree._Element, p: Provider) -> None:
+        e = _el(
+            parent,
+            "provider",
+            name=p.name,
+            guid=_guid(p.guid),
+            symbol=p.symbol or "Provider",
+            resourceFileName=p.resource_file or DEFAULT_RESOURCE_FILE,
+            messageFileName=p.message_file or p.resource_file or DEFAULT_RESOURCE_FILE,
+            parameterFileName=p.parameter_file,
+            message=self.msg(p.message),
+            helpLink=p.help_link,
+            controlGuid=_guid(p.control_guid) if p.control_guid else None,
+            namespace=p.namespace,
+        )
+        chids = self.channels(e, p)
+        if any(not lv.builtin for lv in p.levels):
+            sec = _el(e, "levels")
+            for lv in p.levels:
+                if not lv.builtin:
+                    _el(
+                        sec,
+                        "level",
+                        name=self.qname(lv.name, lv.qname),
+                        value=str(lv.value),
+                        symbol=lv.symbol,
+                        message=self.msg(lv.message),
+                    )
+        if any(not t.builtin for t in p.tasks):
+            sec = _el(e, "tasks")
+            for t in p.tasks:
+                if t.builtin:
+                    continue
+                te = _el(
+                    sec,
+                    "task",
+                    name=self.qname(t.name, t.qname),
+                    value=str(t.value),
+                    symbol=t.symbol,
+                    eventGUID=_guid(t.event_guid) if t.event_guid else None,
+                    message=self.msg(t.message),
+                )
+                if t.opcodes:
+                    ops = _el(te, "opcodes")
+                    for o in t.opcodes:
+                        _el(
+                            ops,
+                            "opcode",
+                            name=self.qname(o.name, o.qname),
+                            value=str(o.value),
+                            symbol=o.symbol,
+                            message=self.msg(o.message),
+                        )
+        if any(not o.builtin for o in p.opcodes):
+            sec = _el(e, "opcodes")
+            for o in p.opcodes:
+                if not o.builtin:
+                    _el(
+                        sec,
+                        "opcode",
+                        name=self.qname(o.name, o.qname),
+                        value=str(o.value),
+                        symbol=o.symbol,
+                        message=self.msg(o.message),
+                    )
+        if any(not k.builtin for k in p.keywords):
+            sec = _el(e, "keywords")
+            for k in p.keywords:
+                if not k.builtin:
+                    _el(
+                        sec,
+                        "keyword",
+                        name=self.qname(k.name, k.qname),
+                        mask=_hex(k.mask, 16),
+                        symbol=k.symbol,
+                        message=self.msg(k.message),
+                    )
+        if p.maps:
+            sec = _el(e, "maps")
+            for mp in p.maps:
+                me = _el(
+                    sec,
+                    "bitMap" if mp.kind == "bit" else "valueMap",
+                    name=mp.name,
+                    symbol=mp.symbol,
+                )
+                for item in mp.items:
+                    value = _hex(item.value) if mp.kind == "bit" else str(item.value)
+                    _el(me, "map", value=value, symbol=item.symbol, message=self.msg(item.message))
+        if p.pattern_maps:
+            sec = _el(_el(e, "namedQueries"), "patternMaps")
+            for q in p.pattern_maps:
+                qe = _el(sec, "patternMap", name=q.name, format=q.format, symbol=q.symbol)
+                for qi in q.items:
+                    _el(qe, "map", name=qi.name, value=qi.value)
+        tids = {id(t): t.tid for t in p.templates}
+        if p.templates:
+            sec = _el(e, "templates")
+            for tm in p.templates:
+                self.template(sec, tm)
+        if p.events:
+            sec = _el(e, "events")
+            for ev in p.events:
+                self.event(sec, ev, chids, tids)
+        if p.filters:
+            sec = _el(e, "filters")
+            for f in p.filters:
+                self.filter(sec, f, tids)
+        if p.traits is not None and (p.traits.group_guid or p.traits.include_name):
+            _el(
+                e,
+                "traits",
+                groupGuid=_guid(p.traits.group_guid) if p.traits.group_guid else None,
+                includeName="true" if p.traits.include_name else None,
+            )
+
+    def channels(self, parent: etree._Element, p: Provider) -> dict[int, str]:
+        """Write the channel list; return id(channel) -> the token events use."""
+        out: dict[int, str] = {}
+        listed = [c for c in p.channels if c.index is not None]
+        if listed:
+            sec = _el(parent, "channels")
+            for n, c in enumerate(listed):
+                chid = c.chid or f"chid{n}"
+                if c.imported:
+                    _el(sec, "importChannel", name=c.name, chid=chid, symbol=c.symbol)
+                else:
+                    _el(
+                        sec,
+                        "channel",
+                        name=c.name,
+                        chid=chid,
+                        type=c.type or "Operational",
+                        value=str(c.value),
+                        symbol=c.symbol,
+                        isolation=c.isolation,
+                        enabled="true" if c.enabled else None,
+                        access=c.access,
+                        message=self.msg(c.message),
+                    )
+                out[id(c)] = chid
+        for c in p.channels:
+            out.setdefault(id(c), c.name)
+        return out
+
+    # -- templates and events --------------------------------------------------------
+
+    def template(self, parent: etree._Element, t: Template) -> None:
+        te = _el(parent, "template", tid=t.tid, name=t.name)
+        for item in t.items:
+            if isinstance(item, Struct):
+                se = _el(
+                    te,
+                    "struct",
+                    name=item.name,
+                    length=_extent(item.length),
+                    count=_extent(item.count),
+                )
+                for f in item.fields:
+                    self.field(se, f)
+            else:
+                self.field(te, item)
+        if t.user_data is not None:
+            _user_data(_el(te, "UserData"), t.user_data)
+
+    def field(self, parent: etree._Element, f: Field) -> None:
+        out = None
+        if f.out_type is not None and (
+            f.in_type is None or f.out_type.qname != f.in_type.default_out
+        ):
+            out = f.out_type.qname
+        elif f.out_type is None and f.out_type_text is not None:
+            out = f.out_type_text
+        in_text = f.in_type.qname if f.in_type is not None else f.in_type_text
+        _el(
+            parent,
+            "data",
+            name=f.name,
+            inType=in_text,
+            outType=out,
+            map=f.map,
+            length=_extent(f.length),
+            count=_extent(f.count),
+        )
+
+    def event(
+        self, parent: etree._Element, e: Event, chids: Mapping[int, str], tids: Mapping[int, str]
+    ) -> None:
+        kws = " ".join(self.qname(k.name, k.qname) for k in e.keywords) or None
+        _el(
+            parent,
+            "event",
+            value=str(e.value),
+            version=str(e.version) if e.version else None,
+            symbol=e.symbol,
+            name=e.name,
+            attributes=e.attributes,
+            channel=self.channel_token(e.channel, chids),
+            level=self.qname(e.level.name, e.level.qname) if e.level else None,
+            task=self.qname(e.task.name, e.task.qname) if e.task else None,
+            opcode=self.qname(e.opcode.name, e.opcode.qname) if e.opcode else None,
+            keywords=kws,
+            template=tids.get(id(e.template)) if e.template else None,
+            notLogged="true" if e.not_logged else None,
+            message=self.msg(e.message),
+        )
+
+    @staticmethod
+    def channel_token(c: Channel | None, chids: Mapping[int, str]) -> str | None:
+        if c is None:
+            return None
+        return chids.get(id(c), c.chid or c.name)
+
+    def filter(self, parent: etree._Element, f: Filter, tids: Mapping[int, str]) -> None:
+        _el(
+            parent,
+            "filter",
+            name=self.qname(f.name, f.qname),
+            value=str(f.value),
+            version=str(f.version) if f.version else None,
+            symbol=f.symbol,
+            tid=tids.get(id(f.template)) if f.template else None,
+            message=self.msg(f.message),
+        )
+
+
+def _extent(v: int | str | None) -> str | None:
+    return None if v is None else str(v)
+
+
+def _user_data(parent: etree._Element, node: XmlNode) -> None:
+    ns, local = node.tag
+    nsmap = {p: u for p, u in node.nsmap}
+    tag = f"{{{ns}}}{local}" if ns else local
+    e = etree.SubElement(parent, tag, nsmap=nsmap or None)
+    for (ans, alocal), v in node.attrs:
+        e.set(f"{{{ans}}}{alocal}" if ans else alocal, v)
+    e.text = node.text
+    for c in node.children:
+        _user_data(e, c)
+    e.tail = node.tail
+
+
+def decompile(manifest: Manifest) -> str:
+    """Manifest XML text for ``manifest``; message ids that compiling would not reproduce
+    are pinned in ``<messageTable>``."""
+    fixed: dict[str, int] = {}
+    text = _Writer(manifest, fixed).document()
+    want = {m.message: m.value for m in manifest.messages if m.message is not None}
+    for _ in range(4):  # pinning ids can shift later counters: repeat until stable
+        got = _compiled_ids(text)
+        if got is None:
+            fixed = dict(want)  # the draft does not compile: pin every id
+            return _Writer(manifest, fixed).document()
+        wrong = {sid: mid for sid, mid in want.items() if sid in got and got[sid] != mid}
+        if not wrong:
+            return text
+        fixed.update(wrong)
+        text = _Writer(manifest, fixed).document()
+    return text
+
+
+def _compiled_ids(text: str) -> dict[str, int] | None:
+    from ..validate import check_bytes
+    from .msgids import assign_message_ids
+
+    checked = check_bytes(text.encode("utf-8"), "<decompiled>")
+    if checked.manifest is None or not checked.ok:
+        return None
+    return assign_message_ids(checked.manifest).strings
+
+
+def run(args: argparse.Namespace) -> int:
+    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``."""
+    from ..decode import load_message_tables
+    from .reader import read_wevt
+
+    try:
+        with open(args.blob, "rb") as f:
+            blob = f.read()
+        tables = load_message_tables(args.messages)
+        manifest = read_wevt(blob, messages=tables, path=args.blob)
+    except (OSError, ValueError) as e:  # WevtError, MessageTableError
+        print(f"etwmc: {e}", file=sys.stderr)
+        return 1
+    text = decompile(manifest)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
