@@ -16,11 +16,13 @@ case-insensitively and stored in upper case (as rc.exe stores them, and as
 
 from __future__ import annotations
 
-import locale
 import struct
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
+
+if TYPE_CHECKING:
+    from .model import Manifest
 
 RT_MESSAGETABLE: Final = 11
 WEVT_TEMPLATE: Final = "WEVT_TEMPLATE"
@@ -271,29 +273,12 @@ def build_resource_dll(resources: Mapping[ResourceKey, bytes]) -> bytes:
     return bytes(image)
 
 
-# --------------------------------------------------------------------------- cultures
-
-
-def _culture_table() -> dict[str, int]:
-    # The standard library carries Windows' LCID -> locale-name table; invert it.
-    # Where several LCIDs share a name, the smallest (the primary sort order) wins.
-    table: dict[str, int] = {}
-    for lcid, name in sorted(locale.windows_locale.items()):
-        table.setdefault(name.replace("_", "-").lower(), lcid & 0xFFFF)
-    return table
-
-
-_CULTURES: Final = _culture_table()
-
-
-def culture_langid(culture: str) -> int | None:
-    """The LANGID of a culture name (``en-US`` → 0x0409), or None when unknown."""
-    return _CULTURES.get(culture.strip().replace("_", "-").lower())
+# --------------------------------------------------------------------------- events
 
 
 def event_resources(
     wevt: bytes | None,
-    message_tables: Sequence[tuple[int, bytes]] | Iterable[tuple[int, bytes]],
+    message_tables: Iterable[tuple[int, bytes]],
 ) -> dict[ResourceKey, bytes]:
     """The resources an event-provider DLL holds, keyed as :func:`build_resource_dll` wants.
 
@@ -310,3 +295,23 @@ def event_resources(
     if wevt is not None:
         out[(WEVT_TEMPLATE, 1, last)] = wevt
     return out
+
+
+def resource_dll(manifest: Manifest, *, version: int = 5) -> bytes:
+    """The resource DLL for a manifest: its WEVT_TEMPLATE and one MESSAGETABLE per
+    ``<resources>`` culture, the very bytes ``etwmc compile`` writes as files.
+
+    Raises :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a LANGID
+    (``etwmc.wevt.output_diagnostics`` reports it beforehand).
+    """
+    from .wevt import binary_outputs
+    from .wevt.cultures import langid
+    from .wevt.rc import message_table_file, template_file
+
+    base = "x"
+    files = binary_outputs(manifest, base, version=version)
+    tables = [
+        (langid(res.culture), files[message_table_file(base, n)])
+        for n, res in enumerate(manifest.resources, 1)
+    ]
+    return build_resource_dll(event_resources(files[template_file(base)], tables))

@@ -14,7 +14,6 @@ from etwmc.pe import (
     WEVT_TEMPLATE,
     ResourceError,
     build_resource_dll,
-    culture_langid,
     event_resources,
 )
 
@@ -107,13 +106,6 @@ def test_duplicate_after_normalisation_is_an_error() -> None:
         build_resource_dll({("abc", 1, 0x409): b"1", ("ABC", 1, 0x409): b"2"})
 
 
-def test_culture_langid() -> None:
-    assert culture_langid("en-US") == 0x0409
-    assert culture_langid("de-DE") == 0x0407
-    assert culture_langid("fr_fr") == 0x040C
-    assert culture_langid("xx-NOPE") is None
-
-
 def test_event_resources_files_wevt_under_last_culture() -> None:
     res = event_resources(b"CRIM", [(0x409, b"en"), (0x407, b"de")])
     assert res == {
@@ -184,3 +176,72 @@ def test_dissect_parses_the_wevt_resource() -> None:
     crim = wevt_mod.CRIM(io.BytesIO(got[(WEVT_TEMPLATE, 1, 0x409)]))
     assert crim.header.signature == b"CRIM"
     assert len(list(crim.wevt_headers())) == 1
+
+
+def _golden_manifests() -> list[str]:
+    if not GOLDEN.is_dir():
+        return ["<no golden>"]
+    return sorted(p.name for p in GOLDEN.glob("*.man"))
+
+
+@pytest.mark.parametrize("name", _golden_manifests())
+def test_resource_dll_of_golden_manifest_holds_compiled_blobs(name: str) -> None:
+    if not (GOLDEN / name).exists():
+        pytest.skip("../shared/golden is absent")
+    from etwmc.pe import resource_dll
+    from etwmc.validate import check_file
+    from etwmc.wevt import binary_outputs
+
+    manifest = check_file(GOLDEN / name).manifest
+    assert manifest is not None
+    files = binary_outputs(manifest, "x", version=5)
+    got = _read_resources(resource_dll(manifest, version=5))
+    assert got.pop((WEVT_TEMPLATE, 1, 0x409)) == files["xTEMP.BIN"]
+    tables = {k: v for k, v in files.items() if "_MSG" in k}
+    assert len(tables) == len(manifest.resources)
+    for n, res in enumerate(manifest.resources, 1):
+        assert res.culture == "en-US"
+        assert got.pop((RT_MESSAGETABLE, 1, 0x409)) == files[f"x_MSG{n:05d}.bin"]
+    assert got == {}
+
+
+TWO_CULTURES = """<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="Acme-Two" guid="{6b0e3b8c-2f7a-4c1e-9d55-0a7c3e91f2b4}" symbol="ACME_TWO"
+              resourceFileName="two.dll" messageFileName="two.dll" message="$(string.p)">
+      <events><event value="1" level="win:Informational" message="$(string.e1)"/></events>
+    </provider>
+  </events></instrumentation>
+  <localization>
+    <resources culture="en-US"><stringTable>
+      <string id="p" value="Two"/><string id="e1" value="Hello"/>
+    </stringTable></resources>
+    <resources culture="de-DE"><stringTable>
+      <string id="p" value="Zwei"/><string id="e1" value="Hallo"/>
+    </stringTable></resources>
+  </localization>
+</instrumentationManifest>
+"""
+
+
+def test_resource_dll_one_message_table_per_culture(tmp_path: Path) -> None:
+    from etwmc.pe import resource_dll
+    from etwmc.validate import check_file
+    from etwmc.wevt.msgtable import read_message_table
+
+    path = tmp_path / "two.man"
+    path.write_text(TWO_CULTURES, encoding="utf-8")
+    checked = check_file(path)
+    assert checked.ok and checked.manifest is not None
+    got = _read_resources(resource_dll(checked.manifest))
+    assert sorted(got, key=str) == sorted(
+        [(RT_MESSAGETABLE, 1, 0x409), (RT_MESSAGETABLE, 1, 0x407), (WEVT_TEMPLATE, 1, 0x407)],
+        key=str,
+    )
+    en = read_message_table(got[(RT_MESSAGETABLE, 1, 0x409)])
+    de = read_message_table(got[(RT_MESSAGETABLE, 1, 0x407)])
+    assert sorted(en) == sorted(de)
+    assert any(t.startswith("Hallo") for t in de.values())
+    assert any(t.startswith("Hello") for t in en.values())
