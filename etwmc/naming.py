@@ -1,0 +1,145 @@
+"""Manifest names -> Python identifiers: the one naming function and its scopes.
+
+No manifest text ever becomes code except through :func:`identifier`, which returns a
+plain ASCII identifier.  The rules, in order:
+
+1. NFKC-normalize (Python does the same to identifiers, so ``ﬁle`` and ``file`` are one
+   name; normalizing first makes that collision visible here instead of at import).
+2. Every character outside ``[A-Za-z0-9_]`` becomes ``_`` (mc's symbol rule), and runs
+   of ``_`` produced that way collapse into one; an empty result becomes ``_``.
+3. A leading digit gets a ``_`` prefix (mc's rule).
+4. No name may start with ``_``: the generated module's private names all do (so a
+   manifest name can never shadow one), ``_sunder_`` names are reserved by :mod:`enum`
+   and ``__x`` is mangled in class bodies.  Leading underscores are stripped and, when
+   a digit or nothing is left, a letter is put in front: ``N`` for module-level names,
+   ``V`` for enum members and class attributes, ``f`` for parameters.
+5. Python keywords and soft keywords, and names the scope reserves (names the generated
+   code itself defines, ``int`` methods for enum members, ...) get a ``_`` suffix.
+
+A :class:`Scope` hands out unique names: the first claimant (in manifest order) keeps
+the name; later ones that collide (after the rules above, compared case-sensitively)
+get ``_2``, ``_3``... and a warning ETW600 that names both manifest names.  The result
+depends only on the input order, never on hashing.
+"""
+
+from __future__ import annotations
+
+import enum
+import keyword
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from .diagnostics import Diagnostic, Severity, Span, code, diag
+
+W_COLLISION = code(
+    "ETW600", Severity.WARNING, "two manifest names map to the same Python identifier"
+)
+
+_INVALID = re.compile(r"[^A-Za-z0-9_]+")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Attributes of ``int`` and of enum members: an IntEnum/IntFlag member with one of these
+# names would shadow a method the enum machinery or callers rely on.  A fixed list, not
+# ``dir(int)``, so the output does not depend on the Python version that generates it.
+ENUM_RESERVED = frozenset(
+    {
+        "as_integer_ratio",
+        "bit_count",
+        "bit_length",
+        "conjugate",
+        "denominator",
+        "from_bytes",
+        "imag",
+        "is_integer",
+        "mro",
+        "name",
+        "numerator",
+        "real",
+        "to_bytes",
+        "value",
+    }
+)
+
+
+class Kind(enum.Enum):
+    """What a name is used for; decides the prefix rules of step 4."""
+
+    GLOBAL = "global"  # module-level names and class names
+    MEMBER = "member"  # enum members and namespace-class attributes
+    PARAM = "param"  # function parameters (template fields)
+
+
+_PREFIX = {Kind.GLOBAL: "N", Kind.MEMBER: "V", Kind.PARAM: "f"}
+
+
+def sanitize(text: str) -> str:
+    """Steps 1-3: any text -> an ASCII identifier-shaped string (maybe a keyword)."""
+    s = unicodedata.normalize("NFKC", text)
+    s = _INVALID.sub("_", s)
+    if not s:
+        return "_"
+    if s[0].isdigit():
+        s = "_" + s
+    return s
+
+
+def identifier(text: str, kind: Kind = Kind.GLOBAL, reserved: Iterable[str] = ()) -> str:
+    """The Python identifier for a manifest name (steps 1-5, without collision handling)."""
+    s = sanitize(text)
+    if s.startswith("_"):
+        rest = s.lstrip("_")
+        if not rest or rest[0].isdigit():
+            rest = _PREFIX[kind] + rest
+        s = rest
+    taken = set(reserved)
+    if kind is Kind.MEMBER:
+        taken |= ENUM_RESERVED
+    while keyword.iskeyword(s) or keyword.issoftkeyword(s) or s in taken or s == "type":
+        s += "_"
+    assert _IDENT.match(s) and s.isascii(), s
+    return s
+
+
+class Scope:
+    """A namespace in the generated module: unique identifiers handed out in order."""
+
+    def __init__(
+        self,
+        what: str,
+        kind: Kind = Kind.GLOBAL,
+        reserved: Iterable[str] = (),
+        *,
+        file: str = "<unknown>",
+    ) -> None:
+        self.what = what
+        self.kind = kind
+        self.reserved = frozenset(reserved)
+        self.file = file
+        self._owner: dict[str, str] = {}  # identifier -> the manifest name that got it
+        self.diagnostics: list[Diagnostic] = []
+
+    def claim(self, text: str, span: Span | None = None) -> str:
+        """A unique identifier for ``text``; reports a collision with an earlier claim."""
+        base = identifier(text, self.kind, self.reserved)
+        name = base
+        n = 1
+        while name in self._owner or name in self.reserved:
+            n += 1
+            name = f"{base}_{n}"
+        if name != base:
+            first = self._owner.get(base, base)
+            self.diagnostics.append(
+                diag(
+                    W_COLLISION,
+                    span or Span(self.file),
+                    f"{self.what} {text!r} and {first!r} both become the Python name "
+                    f"{base!r}; the later one is named {name!r}",
+                    hint="give one of them a distinct name or symbol in the manifest",
+                )
+            )
+        self._owner[name] = text
+        return name
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._owner or name in self.reserved
