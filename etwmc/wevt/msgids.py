@@ -30,20 +30,20 @@ name, and the id is shared by every later use of that channel.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import winmeta as wm
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
-from .collect import ProviderItems, provider_items
+from .collect import provider_items
 
 NO_MESSAGE = 0xFFFFFFFF
 
 W_TOO_MANY_PROVIDERS = code(
     "ETW650",
-    Severity.ERROR,
-    "only the first 16 providers of a manifest can receive automatic message ids",
+    Severity.WARNING,
+    "a provider after the 16th gets message ids mc would not assign",
 )
 E_DUP_MESSAGE_ID = code("ETW651", Severity.ERROR, "two strings would get the same message id")
 
@@ -131,103 +131,132 @@ def _builtin(table: Mapping[str, wm.WinItem], name: str, mid: int) -> int:
     return mid if item is not None and item.text is not None else NO_MESSAGE
 
 
-def assign_message_ids(manifest: Manifest) -> MessageIds:
-    """Assign every referenced string its message id, as mc does (see the module docstring)."""
-    ids = MessageIds()
-    owner: dict[int, str] = {}  # message id -> the string that has it
+OVERFLOW_TAG = 0xE  # a tag mc's formula never produces: ids for providers 17 and up
 
-    def give(string_id: str | None, mid: int, at: object) -> bool:
-        """Give ``string_id`` the id ``mid`` unless it has one.  True when it was new."""
-        if string_id is None or string_id in ids.strings:
+
+class _Assigner:
+    def __init__(self, ids: MessageIds) -> None:
+        self.ids = ids
+        self.owner: dict[int, str] = {}  # message id -> the string that has it
+        self.overflow = 0
+        self.pi = 0
+
+    def make(self, tag: int, value: int) -> int:
+        """mc's id for the current provider; past the 16th provider, the next overflow id."""
+        if self.pi <= 15:
+            return make_id(tag, self.pi, value)
+        self.overflow += 1
+        return (OVERFLOW_TAG << 28) | self.overflow
+
+    def give(self, string_id: str | None, tag: int, value: int, at: object) -> bool:
+        """Give ``string_id`` an id unless it has one.  True when it was new."""
+        if string_id is None or string_id in self.ids.strings:
             return False
-        other = owner.get(mid)
-        if other is not None and other != string_id:
-            span = getattr(at, "span", None)
-            if span is not None:
-                ids.diagnostics.append(
-                    diag(
-                        E_DUP_MESSAGE_ID,
-                        span,
-                        f"string '{string_id}' would get message id 0x{mid:08X}, which string "
-                        f"'{other}' already has",
-                        hint="give one of them an explicit id in <messageTable>",
-                    )
-                )
-        owner.setdefault(mid, string_id)
-        ids.strings[string_id] = mid
+        self.take(string_id, self.make(tag, value), at)
         return True
 
-    for m in manifest.messages:
-        give(m.message, m.value & 0xFFFFFFFF, m)
+    def take(self, string_id: str, mid: int, at: object) -> None:
+        other = self.owner.get(mid)
+        span = getattr(at, "span", None)
+        if other is not None and other != string_id and span is not None:
+            self.ids.diagnostics.append(
+                diag(
+                    E_DUP_MESSAGE_ID,
+                    span,
+                    f"string '{string_id}' would get message id 0x{mid:08X}, which string "
+                    f"'{other}' already has",
+                    hint="give one of them another id in <messageTable>",
+                )
+            )
+        self.owner.setdefault(mid, string_id)
+        self.ids.strings[string_id] = mid
 
+    def provider(self, p: Provider) -> None:
+        self.pi = p.index
+        items = provider_items(p)
+        give = self.give
+        counter = 1
+        if give(p.message, 0x9, counter, p):
+            counter += 1
+        for c in items.channels:
+            if c.message is not None:
+                if give(c.message, 0x9, counter, c):
+                    counter += 1
+            elif is_winmeta_channel(c) and c.name not in self.ids.winmeta_channels:
+                mid = self.make(0x9, counter)
+                self.ids.winmeta_channels[c.name] = mid
+                self.ids.winmeta[mid] = c.name
+                counter += 1
+        for lv in items.levels:
+            if not lv.builtin:
+                give(lv.message, 0x5, lv.value, lv)
+        for t in items.tasks:
+            if not t.builtin:
+                give(t.message, 0x7, t.value, t)
+        for o in items.opcodes:
+            if not o.builtin:
+                give(o.message, 0x3, ((o.task_value & 0xFF) << 16) | (o.value & 0xFFFF), o)
+        for k in items.keywords:
+            if not k.builtin:
+                give(k.message, 0x1, keyword_value(k.mask), k)
+        for e in p.events:
+            tag = 0x0 if is_global_channel(e.channel) else 0xB
+            give(e.message, tag, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF), e)
+        value_n = bit_n = 1
+        for m in p.maps:
+            for item in m.items:
+                if m.kind == "bit":
+                    if give(item.message, 0xF, bit_n, item):
+                        bit_n += 1
+                elif give(item.message, 0xD, value_n, item):
+                    value_n += 1
+        for f in p.filters:
+            give(f.message, 0x5, (0x80 << 16) | ((f.version & 0xFF) << 8) | (f.value & 0xFF), f)
+
+
+def assign_message_ids(manifest: Manifest) -> MessageIds:
+    """Assign every referenced string its message id, as mc does (see the module docstring).
+
+    mc gives automatic ids to the first 16 providers only.  etwmc goes on past them
+    with ids ``0xE0000000 + n`` (n counting from 1 over the manifest), a range the
+    formula never produces, and warns (ETW650).
+    """
+    ids = MessageIds()
+    a = _Assigner(ids)
+    for m in manifest.messages:
+        if m.message is not None and m.message not in ids.strings:
+            a.take(m.message, m.value & 0xFFFFFFFF, m)
     for p in manifest.providers:
-        if p.index > 15 and _needs_auto_ids(p, ids):
+        if p.index > 15 and _needs_auto_ids(p):
             ids.diagnostics.append(
                 diag(
                     W_TOO_MANY_PROVIDERS,
                     p.span,
-                    f"provider '{p.name}' is number {p.index + 1} in the manifest; only the first "
-                    "16 providers get automatic message ids",
-                    hint="give its strings explicit ids in <messageTable>, or split the manifest",
+                    f"provider '{p.name}' is number {p.index + 1} in the manifest; mc gives "
+                    "automatic message ids to the first 16 providers only, so etwmc gives its "
+                    "strings ids from 0xE0000001 on",
+                    hint="split the manifest, or give its strings explicit ids in <messageTable>",
                 )
             )
-        items = provider_items(p)
-        _assign_provider(p, items, ids, give)
-
+        a.provider(p)
     for mid, text in _winmeta_texts(manifest):
         ids.winmeta.setdefault(mid, text)
     return ids
 
 
-def _needs_auto_ids(p: Provider, ids: MessageIds) -> bool:
-    return p.message is not None or any(e.message is not None for e in p.events)
-
-
-_Give = Callable[[str | None, int, object], bool]
-
-
-def _assign_provider(p: Provider, items: ProviderItems, ids: MessageIds, give: _Give) -> None:
-    pi = p.index
-    counter = 1
-    if give(p.message, make_id(0x9, pi, counter), p):
-        counter += 1
-    for c in items.channels:
-        if c.message is not None:
-            if give(c.message, make_id(0x9, pi, counter), c):
-                counter += 1
-        elif is_winmeta_channel(c) and c.name not in ids.winmeta_channels:
-            mid = make_id(0x9, pi, counter)
-            ids.winmeta_channels[c.name] = mid
-            ids.winmeta[mid] = c.name
-            counter += 1
-    for lv in items.levels:
-        if not lv.builtin:
-            give(lv.message, make_id(0x5, pi, lv.value), lv)
-    for t in items.tasks:
-        if not t.builtin:
-            give(t.message, make_id(0x7, pi, t.value), t)
-    for o in items.opcodes:
-        if not o.builtin:
-            give(o.message, make_id(0x3, pi, ((o.task_value & 0xFF) << 16) | (o.value & 0xFFFF)), o)
-    for k in items.keywords:
-        if not k.builtin:
-            give(k.message, make_id(0x1, pi, keyword_value(k.mask)), k)
-    for e in p.events:
-        tag = 0x0 if is_global_channel(e.channel) else 0xB
-        give(e.message, make_id(tag, pi, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF)), e)
-    value_n = bit_n = 1
-    for m in p.maps:
-        for item in m.items:
-            if item.message is None:
-                continue
-            if m.kind == "bit":
-                if give(item.message, make_id(0xF, pi, bit_n), item):
-                    bit_n += 1
-            elif give(item.message, make_id(0xD, pi, value_n), item):
-                value_n += 1
-    for f in p.filters:
-        value = (0x80 << 16) | ((f.version & 0xFF) << 8) | (f.value & 0xFF)
-        give(f.message, make_id(0x5, pi, value), f)
+def _needs_auto_ids(p: Provider) -> bool:
+    items = provider_items(p)
+    return (
+        p.message is not None
+        or any(c.message is not None or is_winmeta_channel(c) for c in items.channels)
+        or any(x.message is not None and not x.builtin for x in items.levels)
+        or any(x.message is not None and not x.builtin for x in items.tasks)
+        or any(x.message is not None and not x.builtin for x in items.opcodes)
+        or any(x.message is not None and not x.builtin for x in items.keywords)
+        or any(e.message is not None for e in p.events)
+        or any(i.message is not None for m in p.maps for i in m.items)
+        or any(f.message is not None for f in p.filters)
+    )
 
 
 def _winmeta_texts(manifest: Manifest) -> list[tuple[int, str]]:
