@@ -392,7 +392,7 @@ class _Builder:
         name = None
         user_data = None
         if t.flags & 2 and t.root is not None:
-            user_data = _xml(t.root, {})
+            user_data = _user_data(t, tuple(items), self.raw.major == 3)
         elif t.root is not None:
             for aname, value in t.root.attrs:
                 if aname == "Name":
@@ -402,7 +402,14 @@ class _Builder:
         )
 
 
-def _xml(e: Element, scope: dict[str | None, str]) -> XmlNode:
+# Source formatting the template id may have hashed: (tail after the last child, padding
+# around a leaf's text).  BinXML keeps neither, so each is tried against the stored id.
+_LAYOUTS = ((True, ""), (False, ""), (True, " "), (False, " "))
+
+
+def _xml(
+    e: Element, scope: dict[str | None, str], layout: tuple[bool, str] = _LAYOUTS[0]
+) -> XmlNode:
     """A BinXML element as an :class:`XmlNode`; xmlns attributes become declarations."""
     decls: dict[str | None, str] = {}
     plain: list[tuple[str, str]] = []
@@ -433,17 +440,19 @@ def _xml(e: Element, scope: dict[str | None, str]) -> XmlNode:
             else:
                 text = "".join(pending) or None
             pending = []
-            children.append(_xml(c, inner))
+            children.append(_xml(c, inner, layout))
         else:
             pending.append(_text([c]))
     if children:
-        children[-1] = _with_tail(children[-1], "".join(pending) or None)
-        # BinXML drops formatting, but the template id hashes it: assume the usual
-        # one-child-per-line layout.
+        last_tail = "".join(pending) or ("\n" if layout[0] else None)
+        children[-1] = _with_tail(children[-1], last_tail)
+        # One child per line, as manifests are usually written.
         text = text or "\n"
-        children = [c if c.tail else _with_tail(c, "\n") for c in children]
+        children[:-1] = [c if c.tail else _with_tail(c, "\n") for c in children[:-1]]
     else:
         text = "".join(pending) or None
+        if text is not None and layout[1]:
+            text = layout[1] + text + layout[1]
     return XmlNode(
         tag=tag,
         prefix=prefix,
@@ -452,6 +461,21 @@ def _xml(e: Element, scope: dict[str | None, str]) -> XmlNode:
         text=text,
         children=tuple(children),
     )
+
+
+def _user_data(t: RawTemplate, items: tuple[Field | Struct, ...], v3: bool) -> XmlNode:
+    """The UserData tree in the source layout whose template id matches the stored one."""
+    from .binxml import encode_template
+
+    assert t.root is not None
+    first = _xml(t.root, {})
+    for layout in _LAYOUTS:
+        node = _xml(t.root, {}, layout)
+        probe = Template(tid="", items=items, user_data=node)
+        for legacy in (False, True) if v3 else (False,):
+            if encode_template(probe, legacy_ids=legacy)[0] == t.guid.bytes_le:
+                return node
+    return first
 
 
 def _with_tail(node: XmlNode, tail: str | None) -> XmlNode:
