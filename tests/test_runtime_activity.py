@@ -16,6 +16,7 @@ from etwmc.runtime import (
     new_activity_id,
     reset_activity_id,
     set_activity_id,
+    start_activity,
 )
 
 
@@ -121,3 +122,11 @@ def test_stop_from_another_task() -> None:
         assert current_activity_id() is None
 
     asyncio.run(main())
+
+
+def test_start_activity_helper() -> None:
+    with activity() as parent:
+        act = start_activity()
+        assert current_activity_id() == act.id and act.related == parent.id
+        act.stop()
+        assert current_activity_id() == parent.id

@@ -22,6 +22,7 @@ from .activity import (
     new_activity_id,
     reset_activity_id,
     set_activity_id,
+    start_activity,
 )
 from .backends import BACKEND_ENV, Backend, BackendError, get_backend
 from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
@@ -67,6 +68,7 @@ __all__ = [
     "read_events",
     "reset_activity_id",
     "set_activity_id",
+    "start_activity",
     "unpack_descriptor",
     "unregister_all",
     "write_events",

@@ -143,6 +143,13 @@ def activity(related: bytes | uuid.UUID | None = None, *, locally_unique: bool =
     return Activity(related, locally_unique=locally_unique)
 
 
+def start_activity(
+    related: bytes | uuid.UUID | None = None, *, locally_unique: bool = False
+) -> Activity:
+    """Create and start an activity (for generated Start helpers); end it with ``stop()``."""
+    return Activity(related, locally_unique=locally_unique).start()
+
+
 def _as_guid(value: bytes | uuid.UUID) -> bytes:
     if isinstance(value, uuid.UUID):
         return value.bytes_le

@@ -40,10 +40,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 
-from ..descriptor import DESCRIPTOR_SIZE, unpack_descriptor
+from ..descriptor import DESCRIPTOR_SIZE, EventDescriptor, unpack_descriptor
 from ..eventfile import MAX_USER_DATA, EventFileWriter, EventRecord
 from ..state import (
     ALL_KEYWORDS,
@@ -85,13 +85,17 @@ class Enablement:
     match_any: int
     match_all: int
     ignore_keyword_0: bool = False
+    state: EnableState = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "state", EnableState(1, self.level, self.match_any, self.match_all)
+        )
 
     def wants(self, level: int, keyword: int) -> bool:
         if keyword == 0 and self.ignore_keyword_0:
             return False
-        return event_enabled(
-            level, keyword, EnableState(1, self.level, self.match_any, self.match_all)
-        )
+        return event_enabled(level, keyword, self.state)
 
 
 def combine(enablements: list[Enablement]) -> EnableState:
@@ -133,6 +137,7 @@ class InProcBackend:
         self._sessions: list[Session] = []
         # guid -> the sessions enabling it, in enable order
         self._enabled: dict[uuid.UUID, dict[Session, Enablement]] = {}
+        self._descriptors: dict[bytes, EventDescriptor] = {}
 
     # -- backend protocol -----------------------------------------------------------
 
@@ -183,8 +188,12 @@ class InProcBackend:
         targets = self._enabled.get(handle.guid)
         if not targets:
             return ERROR_SUCCESS
-        d = unpack_descriptor(descriptor)
-        sessions = [s for s, e in list(targets.items()) if e.wants(d.level, d.keyword)]
+        d = self._descriptors.get(descriptor)
+        if d is None:
+            d = unpack_descriptor(descriptor)
+            if len(self._descriptors) < 4096:  # generated modules reuse a few constants
+                self._descriptors[descriptor] = d
+        sessions = [s for s, e in targets.items() if e.wants(d.level, d.keyword)]
         if not sessions:
             return ERROR_SUCCESS
         record = EventRecord(

@@ -50,6 +50,7 @@ EVENT_ACTIVITY_CTRL_GET_SET_ID = 4
 EVENT_ACTIVITY_CTRL_CREATE_SET_ID = 5
 
 _EDD = struct.Struct("<QII")  # EVENT_DATA_DESCRIPTOR: Ptr, Size, Type/Reserved
+_pack_edd = _EDD.pack
 
 _CALLBACK_FACTORY: Callable[..., Any] = getattr(ctypes, "WINFUNCTYPE", ctypes.CFUNCTYPE)
 # VOID (LPCGUID SourceId, ULONG IsEnabled, UCHAR Level, ULONGLONG MatchAny,
@@ -113,7 +114,16 @@ def load_provider_dll() -> Any:
 class Registration:
     """One EventRegister registration: its handle, thunk, traits and write arguments."""
 
-    __slots__ = ("guid", "handle", "thunk", "callback", "traits", "traits_edd", "closed")
+    __slots__ = (
+        "guid",
+        "handle",
+        "thunk",
+        "callback",
+        "traits",
+        "traits_edd",
+        "traits_count",
+        "closed",
+    )
 
     def __init__(self, guid: uuid.UUID, callback: EnableCallback) -> None:
         self.guid = guid
@@ -121,6 +131,7 @@ class Registration:
         self.callback = callback
         self.traits = b""
         self.traits_edd = b""
+        self.traits_count = 0
         self.closed = False
         self.thunk = ENABLE_CALLBACK(self._on_enable)
 
@@ -183,6 +194,7 @@ class WindowsBackend:
         reg.traits_edd = _EDD.pack(
             address_of(blob), len(blob), EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA
         )
+        reg.traits_count = 1
         if self._set_information is None:
             return ERROR_SUCCESS  # pre-Windows 8: the traits still travel with each event
         status: int = self._set_information(
@@ -200,19 +212,32 @@ class WindowsBackend:
     ) -> int:
         reg: Registration = handle  # type: ignore[assignment]  # hot path: no isinstance
         # ETW reads 16 bytes behind each pointer: a short buffer would be read past its end.
-        if len(descriptor) != 16 or (activity is not None and len(activity) != 16):
-            return ERROR_INVALID_PARAMETER
-        if related is not None and len(related) != 16:
+        if (
+            len(descriptor) != 16
+            or (activity is not None and len(activity) != 16)
+            or (related is not None and len(related) != 16)
+        ):
             return ERROR_INVALID_PARAMETER
         if type(payload) is not bytes:
             payload = bytes(payload)
         if payload:
-            edd = reg.traits_edd + _EDD.pack(address_of(payload), len(payload), 0)
+            status: int = self._write_transfer(
+                reg.handle,
+                descriptor,
+                activity,
+                related,
+                reg.traits_count + 1,
+                reg.traits_edd
+                + _pack_edd(
+                    id(payload) + _OFFSET if _OFFSET is not None else _address_portable(payload),
+                    len(payload),
+                    0,
+                ),
+            )
         else:
-            edd = reg.traits_edd
-        status: int = self._write_transfer(
-            reg.handle, descriptor, activity, related, len(edd) >> 4, edd or None
-        )
+            status = self._write_transfer(
+                reg.handle, descriptor, activity, related, reg.traits_count, reg.traits_edd or None
+            )
         return status
 
     def unregister(self, handle: object) -> None:
