@@ -49,6 +49,9 @@ _MESSAGE = re.compile(
     r"^Element '(?P<elem>[^']*)'(?:, attribute '(?P<attr>[^']*)')?: (?P<text>.*)$", re.S
 )
 _UNDECLARED = "has no corresponding namespace declaration in scope"
+# An approximation of XML's QName for wording messages (libxml2 made the decision).
+_NCNAME = r"[^\W\d][\w.-]*"
+_QNAME = re.compile(rf"(?:{_NCNAME}:)?{_NCNAME}")
 
 _NUMBER_RANGES = {
     "UInt8Type": "0 to 255",
@@ -194,7 +197,9 @@ class Explainer:
     def finish(self) -> list[Diagnostic]:
         for prefix, uses in sorted(self._prefixes.items()):
             elem, attr, value = uses[0]
-            more = len(uses) - 1
+            # Every prefixed token counts as a use (keywords lists hold several).
+            tokens = [t for _, _, v in uses for t in v.split() if t.startswith(f"{prefix}:")]
+            more = len(tokens) - 1
             tail = f"; it is used {more} more time{'s' if more != 1 else ''}" if more else ""
             self.out.append(
                 diag(
@@ -458,10 +463,13 @@ def _word_value(
             "<stringTable>",
         )
     if type_name in ("xs:QName", "QNameList"):
+        bad = [t for t in value.split() if not _QNAME.fullmatch(t)]
+        if type_name == "QNameList" and bad:
+            what = f"'{bad[0]}' in {what}"
         return (
             E_BAD_QNAME,
-            f"{what} is not a valid XML name (letters, digits, '_', '-', '.', optionally with a "
-            "declared prefix such as win:)",
+            f"{what} is not a valid XML name (a letter or '_' first, then letters, digits, "
+            "'_', '-' or '.', optionally after a declared prefix such as win:)",
             None,
         )
     return None, "", None
