@@ -14,6 +14,8 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
   channels read as ``Operational``.  A winmeta channel that is in CHAN but whose events
   carry no channel keyword bit was referenced without being listed (``index=None``).
 - Template ids (``tid``) are not stored: templates are named ``T0``, ``T1`` ... in order.
+- ``count="0"``/``length="0"`` read as no count/length and a zero task ``eventGUID``
+  as none: mc stores them the same way.
 - A v3 blob stores no provider name: it reads as ``Provider_<guid>``.
 - Prefixed names (``ns1:Level``) keep their prefix; the namespace URI is not stored,
   so they resolve to ``urn:etwmc:prefix:<prefix>``.
