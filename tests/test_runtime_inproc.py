@@ -7,6 +7,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from etwmc.runtime import (
     EnableState,
@@ -233,3 +235,60 @@ def test_enable_argument_checks(backend: InProcBackend) -> None:
         s.enable(GUID, match_any=-1)
     with pytest.raises(ValueError):
         backend.session(buffer=0)
+
+
+def _wants(level: int, keyword: int, s: tuple[int, int, int, bool]) -> bool:
+    # ETW's per-session rule written out independently of the implementation.
+    s_level, s_any, s_all, ignore0 = s
+    if keyword == 0:
+        return not ignore0 and (level <= s_level or s_level == 0)
+    return (
+        (level <= s_level or s_level == 0) and (keyword & s_any) != 0 and (keyword & s_all) == s_all
+    )
+
+
+small_kw = st.integers(0, 0xF)
+session_specs = st.tuples(st.integers(0, 6), small_kw, small_kw, st.booleans())
+event_specs = st.tuples(st.integers(0, 6), small_kw)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(session_specs, min_size=1, max_size=8),
+    st.lists(event_specs, max_size=12),
+    st.integers(0, 8),
+)
+def test_sessions_receive_exactly_what_they_asked_for(
+    specs: list[tuple[int, int, int, bool]], events: list[tuple[int, int]], leave: int
+) -> None:
+    backend = InProcBackend(clock=lambda: 0)
+    seen: list[EnableState] = []
+    provider = ProviderRuntime(GUID, "P", on_enable=seen.append).register(backend)
+    sessions = [
+        backend.session(f"s{i}").enable(GUID, lv, any_, all_, ignore_keyword_0=ig)
+        for i, (lv, any_, all_, ig) in enumerate(specs)
+    ]
+    # one session may leave; the callback then reports the remaining combination
+    if leave < len(sessions):
+        sessions[leave].stop()
+    remaining = [
+        (s, spec) for i, (s, spec) in enumerate(zip(sessions, specs, strict=True)) if i != leave
+    ]
+    if remaining:
+        levels = [spec[0] for _, spec in remaining]
+        expected_level = 0 if 0 in levels else max(levels)
+        expected_any = 0
+        expected_all = ALL
+        for _, spec in remaining:
+            expected_any |= spec[1]
+            expected_all &= spec[2]
+        assert seen[-1] == EnableState(1, expected_level, expected_any, expected_all)
+    else:
+        assert seen[-1] == EnableState(0, 0, 0, 0)
+    for n, (lv, kw) in enumerate(events):
+        # like a generated module: write only what the combined state lets through
+        if provider.enabled(lv, kw):
+            provider.write(pack_descriptor(n, level=lv, keyword=kw), b"")
+    for session, spec in remaining:
+        wanted = [n for n, (lv, kw) in enumerate(events) if _wants(lv, kw, spec)]
+        assert ids(session.events()) == wanted  # the combined state lost nothing
