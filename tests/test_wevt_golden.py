@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
 
 from etwmc import winmeta as wm
 from etwmc.model import Channel, Manifest
@@ -20,8 +21,6 @@ from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, build_message_tables, build_rc, build_wevt
 from etwmc.wevt.layout import explain_difference, first_difference
 from etwmc.wevt.msgtable import read_message_table
-
-from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
 
 ETK = GOLDEN / "event-trace-kit"
 WPF = GOLDEN / "dotnet-wpf"
@@ -107,9 +106,7 @@ def _mc_imports(manifest: Manifest) -> Manifest:
                 chans.append(nc)
             else:
                 chans.append(c)
-        events = tuple(
-            replace(e, channel=new.get(id(e.channel), e.channel)) for e in p.events
-        )
+        events = tuple(replace(e, channel=new.get(id(e.channel), e.channel)) for e in p.events)
         providers.append(replace(p, channels=tuple(chans), events=events))
     return replace(manifest, providers=tuple(providers))
 
@@ -123,7 +120,7 @@ def test_import_channel_from_provider_with_mc_semantics(suffix: str) -> None:
 
 def test_event_trace_kit_mc81_legacy_template_ids() -> None:
     manifest = _model(ETK / "wpf-etw.man")
-    expected = (ETK / "wpf-etw.wevt.v3-8.1-compat.bin")
+    expected = ETK / "wpf-etw.wevt.v3-8.1-compat.bin"
     if not expected.is_file():
         pytest.skip("golden absent")
     _assert_same(build_wevt(manifest, version=3, legacy_ids=True), expected.read_bytes(), crim=True)
@@ -135,10 +132,13 @@ def test_dotnet_wpf_outputs() -> None:
     if not WPF.is_dir():
         pytest.skip("../shared/golden/dotnet-wpf is absent")
     manifest = _model(CORPUS / "dotnet__wpf__wpf-etw.man")
-    _assert_same(build_message_tables(manifest)[0][1], (WPF / "MSG00001.bin").read_bytes(), crim=False)
+    _assert_same(
+        build_message_tables(manifest)[0][1], (WPF / "MSG00001.bin").read_bytes(), crim=False
+    )
     # mc ran without -z there, so the message table is plain MSG00001.bin.
-    _assert_same(build_rc(manifest, "wpf-etw", prefixed=False), (WPF / "wpf-etw.rc").read_bytes(),
-                 crim=False)
+    _assert_same(
+        build_rc(manifest, "wpf-etw", prefixed=False), (WPF / "wpf-etw.rc").read_bytes(), crim=False
+    )
     _assert_same(
         build_wevt(manifest, version=3, legacy_ids=True),
         (WPF / "wpf-etwTEMP.BIN").read_bytes(),

@@ -1,6 +1,7 @@
 """Binary resources mc emits for a manifest, byte for byte: WEVT_TEMPLATE, message tables, .rc.
 
->>> outputs = binary_outputs(manifest, "x")   # {"xTEMP.BIN": ..., "x_MSG00001.bin": ..., "x.rc": ...}
+``binary_outputs(manifest, "x")`` gives ``{"xTEMP.BIN": ..., "x_MSG00001.bin": ...,
+"x.rc": ...}``.
 
 ``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later) or 3 (earlier mc).
 Call :func:`output_diagnostics` first: it reports what would stop the outputs from
@@ -18,6 +19,9 @@ from .msgids import MessageIds, assign_message_ids
 
 E_UNKNOWN_CULTURE = code(
     "ETW652", Severity.ERROR, "a <resources> culture has no known Windows language id"
+)
+E_STRING_TOO_LONG = code(
+    "ETW653", Severity.ERROR, "a string is too long for a message table entry (64 KB)"
 )
 
 __all__ = [
@@ -59,14 +63,32 @@ def binary_outputs(
 
 
 def output_diagnostics(manifest: Manifest) -> list[Diagnostic]:
-    """Problems that only the binary outputs have (codes ETW650-ETW652)."""
-    out = list(assign_message_ids(manifest).diagnostics)
+    """Problems that only the binary outputs have (codes ETW650-ETW653)."""
+    ids = assign_message_ids(manifest)
+    out = list(ids.diagnostics)
     for res in manifest.resources:
+        for sid in ids.strings:
+            s = res.strings.get(sid)
+            if s is not None and not msgtable.fits(s.value):
+                out.append(
+                    diag(
+                        E_STRING_TOO_LONG,
+                        s.span,
+                        f"string '{sid}' is {len(s.value)} characters long; a message table "
+                        "entry holds at most 32,761 UTF-16 code units",
+                        hint="shorten the string",
+                    )
+                )
         try:
             langid(res.culture)
         except UnknownCulture as exc:
             out.append(
-                diag(E_UNKNOWN_CULTURE, res.span, str(exc), hint="use a culture name such as en-US",
-                     attr="culture")
+                diag(
+                    E_UNKNOWN_CULTURE,
+                    res.span,
+                    str(exc),
+                    hint="use a culture name such as en-US",
+                    attr="culture",
+                )
             )
     return out

@@ -27,6 +27,16 @@ class MessageTableError(ValueError):
     """A message table that cannot be read; the message says what is wrong and where."""
 
 
+def _entry_text(text: str) -> bytes:
+    data = (text + _SUFFIX).encode("utf-16-le", "surrogatepass")
+    return data + b"\0" * (-len(data) % 4)
+
+
+def fits(text: str) -> bool:
+    """Whether ``text`` fits in one message table entry (u16 length, header included)."""
+    return len(_entry_text(text)) + 4 <= 0xFFFF
+
+
 def encode_messages(messages: Mapping[int, str]) -> bytes:
     """A message table holding ``messages`` (id -> text)."""
     ids = sorted(messages)
@@ -38,8 +48,7 @@ def encode_messages(messages: Mapping[int, str]) -> bytes:
             blocks.append([mid, mid])
     entries: list[bytes] = []
     for mid in ids:
-        data = (messages[mid] + _SUFFIX).encode("utf-16-le", "surrogatepass")
-        data += b"\0" * (-len(data) % 4)
+        data = _entry_text(messages[mid])
         if len(data) + 4 > 0xFFFF:
             raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
         entries.append(struct.pack("<HH", len(data) + 4, MESSAGE_RESOURCE_UNICODE) + data)
@@ -97,17 +106,26 @@ def read_message_table(data: bytes) -> dict[int, str]:
         raise MessageTableError(
             f"message table claims {nblocks} blocks but only {size} bytes are present"
         )
-    out: dict[int, str] = {}
-    for b in range(nblocks):
-        lo, hi, off = struct.unpack_from("<III", buf, 4 + 12 * b)
+    blocks = [struct.unpack_from("<III", buf, 4 + 12 * b) for b in range(nblocks)]
+    # Each entry takes at least 4 bytes: more ids than that cannot be real (and a hostile
+    # table could otherwise make us walk billions of ids).
+    room = (size - 4 - 12 * nblocks) // 4
+    total = 0
+    for b, (lo, hi, _) in enumerate(blocks):
         if lo > hi:
             raise MessageTableError(f"block {b}: low id 0x{lo:08X} is above high id 0x{hi:08X}")
-        if hi - lo >= size // 4:
-            raise MessageTableError(f"block {b}: {hi - lo + 1} ids cannot fit in {size} bytes")
+        total += hi - lo + 1
+        if total > room:
+            raise MessageTableError(
+                f"the blocks hold {total} or more ids, but {size} bytes have room for {room}"
+            )
+    out: dict[int, str] = {}
+    for lo, hi, off in blocks:
         for mid in range(lo, hi + 1):
             if off + 4 > size:
                 raise MessageTableError(
-                    f"message 0x{mid:08X}: entry at offset {off} lies outside the table ({size} bytes)"
+                    f"message 0x{mid:08X}: entry at offset {off} lies outside the table "
+                    f"({size} bytes)"
                 )
             length, flags = struct.unpack_from("<HH", buf, off)
             if length < 4 or off + length > size:
@@ -121,9 +139,12 @@ def read_message_table(data: bytes) -> dict[int, str]:
                         raw = raw[:-1]
                     text = raw.decode("utf-16-le")
                 else:
-                    text = raw.decode("cp1252", errors="strict")
+                    # ANSI text is in an unknown code page: show what cannot be mapped.
+                    text = raw.decode("cp1252", errors="replace")
             except UnicodeDecodeError as exc:
-                raise MessageTableError(f"message 0x{mid:08X}: text cannot be decoded ({exc.reason})")
+                raise MessageTableError(
+                    f"message 0x{mid:08X}: text is not valid UTF-16 ({exc.reason})"
+                ) from None
             if mid in out:
                 raise MessageTableError(f"message id 0x{mid:08X} appears in more than one block")
             out[mid] = _strip(text)

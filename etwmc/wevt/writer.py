@@ -141,8 +141,14 @@ class _Writer:
 
     # ------------------------------------------------------------------ helpers
 
-    def _list(self, sig: bytes, n: int, entry: int, fill: Callable[[int, int], str],
-              name_at: int | None = None) -> None:
+    def _list(
+        self,
+        sig: bytes,
+        n: int,
+        entry: int,
+        fill: Callable[[int, int], str],
+        name_at: int | None = None,
+    ) -> None:
         """A list block: header, ``n`` entries of ``entry`` bytes, then their names.
 
         ``fill(i, at)`` writes entry i at offset ``at`` (all but its name offset) and
@@ -317,18 +323,30 @@ class _Writer:
                 base += len(s.fields)
         flags = 2 if t.user_data is not None else 1
         _pack_into(
-            "<4sIIIII16s", out, start, b"TEMP", len(out) - start, len(top), total, props_at, flags, tid
+            "<4sIIIII16s",
+            out,
+            start,
+            b"TEMP",
+            len(out) - start,
+            len(top),
+            total,
+            props_at,
+            flags,
+            tid,
         )
 
-    def _extent(self, value: int | str | None, index: dict[str, int], base: int,
-                fixed: int, var: int) -> tuple[int, int]:
+    def _extent(
+        self, value: int | str | None, index: dict[str, int], base: int, fixed: int, var: int
+    ) -> tuple[int, int]:
         if value is None or value == 0:  # a constant 0 is the same as no attribute
             return 0, 0
         if isinstance(value, int):
             return fixed, value & 0xFFFF
         return var, (index.get(value, 0) + base) & 0xFFFF
 
-    def _field_entry(self, at: int, p: Provider, f: Field, index: dict[str, int], base: int) -> None:
+    def _field_entry(
+        self, at: int, p: Provider, f: Field, index: dict[str, int], base: int
+    ) -> None:
         cflag, count = self._extent(f.count, index, base, P_FIXED_COUNT, P_VAR_COUNT)
         lflag, length = self._extent(f.length, index, base, P_FIXED_LENGTH, P_VAR_LENGTH)
         if lflag == P_FIXED_LENGTH and f.in_type is not None and f.in_type.qname == "win:SID":
@@ -339,16 +357,33 @@ class _Writer:
         if f.map is not None:
             m = p.map_named(f.map)
             map_at = self.ref(m)
-        _pack_into("<IBBxxIHH", self.out, at, cflag | lflag, in_code & 0xFF, out_code & 0xFF,
-                   map_at, count, length)
+        _pack_into(
+            "<IBBxxIHH",
+            self.out,
+            at,
+            cflag | lflag,
+            in_code & 0xFF,
+            out_code & 0xFF,
+            map_at,
+            count,
+            length,
+        )
         _pack_into("<I", self.out, at + 16, len(self.out))
         self.out += sized_string(f.name)
 
     def _struct_entry(self, at: int, s: Struct, first: int, index: dict[str, int]) -> None:
         cflag, count = self._extent(s.count, index, 0, P_FIXED_COUNT, P_VAR_COUNT)
         lflag, length = self._extent(s.length, index, 0, P_FIXED_LENGTH, P_VAR_LENGTH)
-        _pack_into("<IHH4xHH", self.out, at, P_STRUCT | cflag | lflag, first & 0xFFFF,
-                   len(s.fields) & 0xFFFF, count, length)
+        _pack_into(
+            "<IHH4xHH",
+            self.out,
+            at,
+            P_STRUCT | cflag | lflag,
+            first & 0xFFFF,
+            len(s.fields) & 0xFFFF,
+            count,
+            length,
+        )
         _pack_into("<I", self.out, at + 16, len(self.out))
         self.out += sized_string(s.name)
 
@@ -416,8 +451,9 @@ class _Writer:
             where[s] = len(out)
             out += z_string(s)
         for i, (kind, version, value, s) in enumerate(rows):
-            _pack_into("<BBHI", out, start + 12 + 8 * i, kind, version & 0xFF, value & 0xFFFF,
-                       where[s])
+            _pack_into(
+                "<BBHI", out, start + 12 + 8 * i, kind, version & 0xFF, value & 0xFFFF, where[s]
+            )
         out += b"\0" * (-(len(out) - start) % 4)
         _pack_into("<4sII", out, start, b"EVTA", len(out) - start, len(rows))
 
@@ -428,12 +464,21 @@ class _Writer:
         out += bytes(16 + 16 * len(fs))
         for i, f in enumerate(fs):
             at = start + 16 + 16 * i
-            _pack_into("<BBxxIII", out, at, f.value & 0xFF, f.version & 0xFF, self.ids.filter_id(f),
-                       len(out), self.ref(f.template))
+            _pack_into(
+                "<BBxxIII",
+                out,
+                at,
+                f.value & 0xFF,
+                f.version & 0xFF,
+                self.ids.filter_id(f),
+                len(out),
+                self.ref(f.template),
+            )
             out += sized_string(f.name)
         # mc writes the last filter's template offset into the header's spare field.
-        _pack_into("<4sIII", out, start, b"FLTR", len(out) - start, len(fs),
-                   self.ref(fs[-1].template))
+        _pack_into(
+            "<4sIII", out, start, b"FLTR", len(out) - start, len(fs), self.ref(fs[-1].template)
+        )
 
 
 def _out_code(f: Field) -> int:
@@ -448,8 +493,9 @@ def _out_code(f: Field) -> int:
     return ot.code if ot is not None else 0
 
 
-def build(manifest: Manifest, *, version: int = 5, ids: MessageIds | None = None,
-          legacy_ids: bool = False) -> bytes:
+def build(
+    manifest: Manifest, *, version: int = 5, ids: MessageIds | None = None, legacy_ids: bool = False
+) -> bytes:
     """The WEVT_TEMPLATE blob for ``manifest``."""
     if version not in (3, 5):
         raise ValueError(f"WEVT_TEMPLATE version must be 3 or 5, not {version}")

@@ -1,0 +1,159 @@
+"""Message-id assignment: each rule of manifest-and-mc.md §7a on a small manifest."""
+
+from __future__ import annotations
+
+import pytest
+
+from etwmc.model import Manifest
+from etwmc.validate import check_bytes
+from etwmc.wevt import assign_message_ids, output_diagnostics
+
+HEAD = """<?xml version="1.0" encoding="utf-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+"""
+
+
+def _provider(i: int, body: str, message: str | None = None) -> str:
+    msg = f' message="$(string.{message})"' if message else ""
+    return (
+        f'<provider name="P{i}" guid="{{00000000-0000-0000-0000-{i:012d}}}" symbol="P{i}"'
+        f' resourceFileName="p.dll" messageFileName="p.dll"{msg}>{body}</provider>'
+    )
+
+
+def _manifest(providers: str, strings: list[str], extra: str = "") -> Manifest:
+    table = "".join(f'<string id="{s}" value="text of {s}"/>' for s in strings)
+    xml = (
+        HEAD
+        + providers
+        + extra
+        + '</events></instrumentation><localization><resources culture="en-US"><stringTable>'
+        + table
+        + "</stringTable></resources></localization></instrumentationManifest>"
+    )
+    checked = check_bytes(xml.encode(), "m.man")
+    assert checked.manifest is not None
+    return checked.manifest
+
+
+FULL = """
+<events>
+  <event value="1000" version="2" channel="C1" level="L" task="T" opcode="O" keywords="K"
+         message="$(string.ev)"/>
+  <event value="7" channel="System" level="win:Error" message="$(string.sys)"/>
+  <event value="8" channel="TraceClassic" message="$(string.classic)"/>
+</events>
+<channels>
+  <channel name="C1" type="Operational" message="$(string.c1)"/>
+  <importChannel name="System" chid="System"/>
+  <channel name="C2" type="Operational" message="$(string.c2)"/>
+</channels>
+<levels><level name="L" value="16" message="$(string.lv)"/></levels>
+<tasks><task name="T" value="0x11" message="$(string.task)">
+  <opcodes><opcode name="O" value="101" message="$(string.op)"/></opcodes>
+</task></tasks>
+<opcodes><opcode name="G" value="12" message="$(string.gop)"/></opcodes>
+<keywords><keyword name="K" mask="0x1000000000" message="$(string.kw)"/></keywords>
+<maps>
+  <valueMap name="V1">
+    <map value="22" message="$(string.v1a)"/><map value="0" message="$(string.v1b)"/>
+  </valueMap>
+  <bitMap name="B1"><map value="0x1" message="$(string.b1a)"/></bitMap>
+  <valueMap name="V2"><map value="5" message="$(string.v2a)"/></valueMap>
+</maps>
+<filters><filter name="F" value="33" version="2" message="$(string.flt)"/></filters>
+"""
+FULL_STRINGS = ["prov", "ev", "sys", "classic", "c1", "c2", "lv", "task", "op", "gop", "kw",
+                "v1a", "v1b", "b1a", "v2a", "flt"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def full() -> Manifest:
+    return _manifest(_provider(1, FULL, "prov"), FULL_STRINGS)
+
+
+@pytest.mark.parametrize(
+    ("string", "expected"),
+    [
+        ("prov", 0x90000001),  # provider: counter 1
+        ("c1", 0x90000002),  # channels continue the counter, in list order
+        ("c2", 0x90000004),  # ... after the imported System channel (3)
+        ("lv", 0x50000010),  # level: its value
+        ("task", 0x70000011),  # task: its value
+        ("op", 0x30110065),  # task-scoped opcode: task value << 16 | opcode value
+        ("gop", 0x3000000C),  # provider opcode
+        ("kw", 0x10000025),  # keyword: highest bit (36) + 1
+        ("ev", 0xB002_03E8),  # event: version << 16 | id
+        ("sys", 0x00000007),  # event on System: tag 0
+        ("classic", 0xB0000008),  # TraceClassic is not a global Event Log channel
+        ("v1a", 0xD0000001),  # value-map items: own counter, manifest order
+        ("v1b", 0xD0000002),
+        ("v2a", 0xD0000003),
+        ("b1a", 0xF0000001),  # bit-map items: separate counter
+        ("flt", 0x50800221),  # filter: 0x80 marker, version, value
+    ],
+)
+def test_rule(full: Manifest, string: str, expected: int) -> None:
+    assert assign_message_ids(full).strings[string] == expected
+
+
+def test_winmeta_items(full: Manifest) -> None:
+    ids = assign_message_ids(full)
+    assert ids.winmeta[0x50000002] == "Error"  # win:Error, provider index 0
+    assert ids.winmeta[0x90000003] == "System"  # imported winmeta channel: next counter value
+    p = full.providers[0]
+    system = next(c for c in p.channels if c.name == "System")
+    assert ids.channel_id(system) == 0x90000003
+
+
+def test_second_provider_index_and_winmeta_level_at_index_zero() -> None:
+    body = '<events><event value="3" level="win:Warning" message="$(string.e2)"/></events>'
+    m = _manifest(_provider(1, "", "p1") + _provider(2, body, "p2"), ["p1", "p2", "e2"])
+    ids = assign_message_ids(m)
+    assert ids.strings == {"p1": 0x90000001, "p2": 0x91000001, "e2": 0xB1000003}
+    lvl = m.providers[1].events[0].level
+    assert lvl is not None and ids.level_id(lvl) == 0x50000003
+
+
+def test_shared_string_keeps_its_first_id() -> None:
+    body = (
+        '<events><event value="1" message="$(string.same)"/>'
+        '<event value="2" message="$(string.same)"/></events>'
+    )
+    ids = assign_message_ids(_manifest(_provider(1, body), ["same"]))
+    assert ids.strings == {"same": 0xB0000001}
+
+
+def test_message_table_entry_overrides_the_generator() -> None:
+    body = '<events><event value="1" message="$(string.e)"/></events>'
+    extra = '<messageTable><message value="0x1234" message="$(string.e)"/></messageTable>'
+    ids = assign_message_ids(_manifest(_provider(1, body), ["e"], extra))
+    assert ids.strings["e"] == 0x1234
+
+
+def test_clashing_explicit_id_is_reported() -> None:
+    body = '<events><event value="1" message="$(string.e)"/></events>'
+    extra = '<messageTable><message value="0xB0000001" message="$(string.other)"/></messageTable>'
+    m = _manifest(_provider(1, body), ["e", "other"], extra)
+    assert "ETW651" in {d.code for d in output_diagnostics(m)}
+
+
+def test_providers_after_the_sixteenth_get_overflow_ids() -> None:
+    provs = "".join(_provider(i, "", f"p{i}") for i in range(1, 19))
+    m = _manifest(provs, [f"p{i}" for i in range(1, 19)])
+    ids = assign_message_ids(m)
+    assert ids.strings["p16"] == 0x9F000001
+    assert ids.strings["p17"] == 0xE0000001
+    assert ids.strings["p18"] == 0xE0000002
+    assert len(set(ids.strings.values())) == 18
+    warnings = [d for d in output_diagnostics(m) if d.code == "ETW650"]
+    assert len(warnings) == 2 and all(d.severity.label == "warning" for d in warnings)
+
+
+def test_no_message_means_no_id() -> None:
+    m = _manifest(_provider(1, '<events><event value="1"/></events>'), [])
+    ids = assign_message_ids(m)
+    assert ids.event_id(m.providers[0].events[0]) == 0xFFFFFFFF
+    assert ids.provider_id(m.providers[0]) == 0xFFFFFFFF
