@@ -258,25 +258,22 @@ class Explainer:
     def _unknown_attr(self, elem: etree._Element, names: list[str], attr: str) -> None:
         decl = self.index.type_of_path(names)
         allowed = list(decl.attrs) if decl else []
-        clark = attr  # libxml2 writes a qualified attribute as {uri}name
-        if namespace(clark) == EVENTS_NS:
-            shown = f"{_prefix_for(elem, EVENTS_NS)}:{local(clark)}"
+        shown = _attr_name(elem, attr)
+        if namespace(attr) == EVENTS_NS:
             message = (
                 f"attribute '{shown}' is in the manifest namespace, which defines no such "
                 f"attribute on {_show(elem)}"
             )
-            name_on_line = shown
         else:
-            name_on_line = clark if not namespace(clark) else local(clark)
-            message = f"attribute '{name_on_line}' is not allowed on {_show(elem)}"
+            message = f"attribute '{shown}' is not allowed on {_show(elem)}"
         message += f"; allowed: {_listing(allowed)}"
         self.out.append(
             diag(
                 E_UNKNOWN_ATTR,
-                self.doc.span(elem, name_on_line),
+                self.doc.span(elem, shown),
                 message,
-                hint=_close(local(clark), allowed),
-                attr=name_on_line,
+                hint=_close(local(attr), allowed),
+                attr=shown,
             )
         )
 
@@ -294,14 +291,14 @@ class Explainer:
 
     def _missing_child(self, elem: etree._Element, text: str) -> None:
         wanted = _expected_names(text)
-        what = f"<{wanted[0]}>" if len(wanted) == 1 else "one of " + _listing(wanted)
-        self.out.append(
-            diag(
-                E_MISSING_CHILD,
-                self.doc.span(elem),
-                f"{_show(elem)} must contain {what}" if wanted else f"{_show(elem)} is incomplete",
-            )
-        )
+        if wanted:
+            what = f"<{wanted[0]}>" if len(wanted) == 1 else "one of " + _listing(wanted)
+        elif "##other" in text:
+            what = "an element in its own XML namespace"
+        else:
+            what = "more child elements"
+        message = f"{_show(elem)} must contain {what}"
+        self.out.append(diag(E_MISSING_CHILD, self.doc.span(elem), message))
 
     def _text(self, elem: etree._Element, names: list[str]) -> None:
         self.out.append(
@@ -325,8 +322,12 @@ class Explainer:
         name, ns = local(elem.tag), namespace(elem.tag)
         allowed = list(decl.children) if decl else []
         if decl is None or name not in decl.children or ns != EVENTS_NS:
+            if decl is not None and decl.other_elements:
+                allowed.append("elements of other namespaces")
             message = f"{_show(orig)} is not allowed in {where}; allowed: {_listing(allowed)}"
             hint = _close(name, allowed)
+            if decl is not None and decl.other_elements and not decl.children:
+                hint = 'give it its own namespace, e.g. xmlns="urn:company:product:events"'
             if name in allowed and ns != EVENTS_NS:
                 message = (
                     f"{_show(orig)} is in the namespace '{ns or '(none)'}', not in the manifest "
@@ -382,7 +383,8 @@ class Explainer:
             m = re.search(r"QName value '([^':]*):", text)
             if m and key not in self._seen_values:
                 self._seen_values.add(key)
-                self._prefixes.setdefault(m.group(1), []).append((elem, attr, elem.get(attr) or ""))
+                uses = self._prefixes.setdefault(m.group(1), [])
+                uses.append((elem, _attr_name(elem, attr), elem.get(attr) or ""))
             return
         if key in self._seen_values:
             return
@@ -390,14 +392,16 @@ class Explainer:
         type_name = self._declared_type(names, attr)
         value = (elem.get(attr) if attr is not None else elem.text) or ""
         if attr is not None:
-            what = f"{attr} '{value}' on {_show(elem)}"
+            what = f"{_attr_name(elem, attr)} '{value}' on {_show(elem)}"
         else:
             what = f"the value '{value.strip()}' of {_show(elem)}"
-        span = self.doc.span(elem, attr)
+        span = self.doc.span(elem, _attr_name(elem, attr) if attr else None)
         c, message, hint = _word_value(type_name, what, value, self.index)
         if c is None:
             c, message = E_BAD_VALUE, f"{what} is not valid: {_clean(text)}"
-        self.out.append(diag(c, span, message, hint=hint, attr=attr))
+        self.out.append(
+            diag(c, span, message, hint=hint, attr=_attr_name(elem, attr) if attr else None)
+        )
 
     def _declared_type(self, names: list[str], attr: str | None) -> str | None:
         if attr is not None:
@@ -488,11 +492,15 @@ def _expected_names(text: str) -> list[str]:
     return [n for n in names if n]
 
 
-def _prefix_for(elem: etree._Element, ns: str) -> str:
-    for prefix, uri in (elem.nsmap or {}).items():
-        if uri == ns and prefix:
-            return str(prefix)
-    return "ns"
+def _attr_name(elem: etree._Element, attr: str) -> str:
+    """An attribute name as written: libxml2 reports a qualified one as {uri}name."""
+    uri = namespace(attr)
+    if not uri:
+        return attr
+    for prefix, bound in (elem.nsmap or {}).items():
+        if bound == uri and prefix:
+            return f"{prefix}:{local(attr)}"
+    return attr
 
 
 def _clean(message: str) -> str:

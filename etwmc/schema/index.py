@@ -47,6 +47,7 @@ class TypeDecl:
     group_max: int = UNBOUNDED  # a top-level choice with a finite maxOccurs (channels: 8)
     order: list[str] = field(default_factory=list)  # for ordered types: "data/struct", "binary"
     simple: bool = False  # simple-typed element (publishing/level ...)
+    other_elements: bool = False  # an xs:any for elements of other namespaces
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,8 @@ def _collect_particles(group: etree._Element, decl: TypeDecl, factor: int) -> No
         elif tag in (f"{_XS}sequence", f"{_XS}choice"):
             inner = min(UNBOUNDED, factor * _occurs(particle, "maxOccurs"))
             _collect_particles(particle, decl, inner)
+        elif tag == f"{_XS}any":
+            decl.other_elements = True
 
 
 def _particle_names(particle: etree._Element) -> str:
