@@ -1,0 +1,114 @@
+"""Event message texts (ETW520-ETW529).
+
+Event messages are FormatMessage strings: ``%1`` .. ``%99`` insert the event's
+properties (numbered by the template's top-level items), ``%1!x!`` adds a printf-style
+format, ``%%`` is a literal percent sign (``%%1234`` names a parameter string), and
+``%n %r %t %b %. %! %0`` and ``% `` are escapes.  The rules:
+
+* ``%n`` must name a property the event's template has (error);
+* a message with inserts needs a template (error);
+* ``%n!fmt`` must be closed with a second ``!`` (error).
+
+Every culture's text is checked; problems are reported on the event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Event, Manifest
+from . import rule
+from ._util import event_label
+
+E_INSERT_RANGE = code(
+    "ETW520", Severity.ERROR, "an event message inserts a property its template does not have"
+)
+E_INSERT_FORMAT = code("ETW521", Severity.ERROR, "an event message has an unterminated %n!format!")
+E_INSERT_NO_TEMPLATE = code(
+    "ETW522", Severity.ERROR, "an event message has inserts but the event has no template"
+)
+
+_INSERT = re.compile(r"%(?:%|([1-9][0-9]?)(!)?|.|$)", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    number: int
+    format: str | None  # the text between the '!'s, None when absent
+    closed: bool = True  # False for %n!fmt without its closing '!'
+
+
+def inserts(text: str) -> list[Insert]:
+    """The ``%n`` inserts of a FormatMessage string, in order."""
+    out: list[Insert] = []
+    for mt in _INSERT.finditer(text):
+        if mt.group(1) is None:
+            continue
+        n = int(mt.group(1))
+        if mt.group(2) is None:
+            out.append(Insert(n, None))
+            continue
+        end = text.find("!", mt.end())
+        if end < 0:
+            out.append(Insert(n, text[mt.end() :], closed=False))
+        else:
+            out.append(Insert(n, text[mt.end() : end]))
+    return out
+
+
+@rule
+def event_messages(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        for e in p.events:
+            if e.message is None:
+                continue
+            for res in m.resources:
+                s = res.strings.get(e.message)
+                if s is not None:
+                    yield from _check(e, s.value, e.message, res.culture)
+
+
+def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
+    where = f"the message '{sid}' of {event_label(e)} (culture {culture})"
+    found = inserts(text)
+    for ins in found:
+        if not ins.closed:
+            yield diag(
+                E_INSERT_FORMAT,
+                e.span,
+                f"{where} has %{ins.number}!{ins.format} without the closing '!'",
+                hint=f"write %{ins.number}!{ins.format}! (or %{ins.number} alone)",
+                attr="message",
+            )
+    numbers = sorted({i.number for i in found})
+    if not numbers:
+        return
+    if e.template is None:
+        yield diag(
+            E_INSERT_NO_TEMPLATE,
+            e.span,
+            f"{where} inserts %{numbers[0]}, but the event has no template, so there "
+            "is nothing to insert",
+            hint='add template="..." to the event, or write %% for a literal percent ' "sign",
+            attr="message",
+        )
+        return
+    count = len(e.template.properties)
+    beyond = [n for n in numbers if n > count]
+    if beyond:
+        shown = ", ".join(f"%{n}" for n in beyond)
+        yield diag(
+            E_INSERT_RANGE,
+            e.span,
+            f"{where} inserts {shown}, but template '{e.template.tid}' has "
+            f"{count} top-level {'property' if count == 1 else 'properties'}",
+            hint=(
+                f"inserts run from %1 to %{count}"
+                if count
+                else "the template has no properties: remove the inserts"
+            ),
+            attr="message",
+        )

@@ -1,0 +1,235 @@
+"""Templates (ETW501-ETW519).
+
+* ``count`` and ``length`` are a number or the name of an integer ``<data>`` that comes
+  *earlier* in the same scope (the template's top level, or the same struct): decoders
+  read the payload front to back, so the size must be known before the array or string
+  it sizes.  Naming nothing, a later item, a struct or a non-integer field is an error.
+* win:Binary needs a ``length`` (it has no terminator); counted types
+  (win:CountedUnicodeString, win:CountedAnsiString, win:CountedBinary) carry their own
+  length and must not have one; a ``length`` on a fixed-size type is ignored by mc
+  (a warning).
+* A template has at most 99 properties (struct members included): message inserts
+  stop at %99.
+* An unknown inType is an error (the payload cannot be decoded); an unknown outType,
+  or one that does not go with the inType, is a warning: mc accepts them and the
+  decoder falls back to the inType's default formatting.
+* Every ``<data>`` and ``<struct>`` has a non-empty name (it names the event field).
+* A template used by a ``<filter>`` describes filter data: no UserData, structs, arrays
+  or maps (warnings: mc documents these limits but etwmc can still write the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from .. import winmeta as wm
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Field, Manifest, Struct, Template
+from . import rule
+from ._util import fields_of
+
+E_EXTENT_UNKNOWN = code(
+    "ETW501", Severity.ERROR, "a count or length names no data item of its scope"
+)
+E_EXTENT_LATER = code(
+    "ETW502", Severity.ERROR, "a count or length names a data item that comes later"
+)
+E_EXTENT_TYPE = code(
+    "ETW503", Severity.ERROR, "a count or length names a struct or a non-integer item"
+)
+E_BINARY_LENGTH = code("ETW504", Severity.ERROR, "a win:Binary data item has no length")
+E_COUNTED_LENGTH = code("ETW505", Severity.ERROR, "a counted-type data item has a length")
+W_FIXED_LENGTH = code("ETW506", Severity.WARNING, "a length on a fixed-size type is ignored")
+E_TOO_MANY_PROPERTIES = code("ETW507", Severity.ERROR, "a template has more than 99 properties")
+E_UNKNOWN_INTYPE = code("ETW508", Severity.ERROR, "a data item's inType is unknown")
+W_OUTTYPE = code(
+    "ETW509", Severity.WARNING, "a data item's outType is unknown or does not fit its inType"
+)
+E_NO_NAME = code("ETW510", Severity.ERROR, "a data item or struct has no name")
+W_FILTER_TEMPLATE = code(
+    "ETW511", Severity.WARNING, "a filter's template uses UserData, a struct, an array or a map"
+)
+
+# inTypes whose length is meaningful: characters of a string, bytes of binary data.
+_LENGTH_CODES = frozenset({1, 2, 14})
+
+
+@rule
+def template_items(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        for t in p.templates:
+            yield from _scope(t, t.items, f"template '{t.tid}'")
+            for s in t.items:
+                if isinstance(s, Struct):
+                    yield from _scope(t, s.fields, f"struct '{s.name}' of template '{t.tid}'")
+            for f in fields_of(t):
+                yield from _field(t, f)
+            count = t.flat_count()
+            if count > wm.MAX_TEMPLATE_PROPERTIES:
+                yield diag(
+                    E_TOO_MANY_PROPERTIES,
+                    t.span,
+                    f'<template tid="{t.tid}"> has {count} properties (struct members '
+                    f"included); at most {wm.MAX_TEMPLATE_PROPERTIES} are allowed",
+                    hint="split the event, or group fields into a binary blob",
+                )
+
+
+def _scope(t: Template, items: Sequence[Field | Struct], where: str) -> Iterator[Diagnostic]:
+    """count/length references of the items of one scope, and their names."""
+    position = {i.name: n for n, i in reversed(list(enumerate(items))) if i.name}
+    for n, item in enumerate(items):
+        kind = "struct" if isinstance(item, Struct) else "data"
+        if not item.name.strip():
+            yield diag(
+                E_NO_NAME,
+                item.span,
+                f"a <{kind}> of {where} has no name",
+                hint=f'give it a name: <{kind} name="...">',
+                attr="name",
+            )
+        for attr in ("count", "length"):
+            ref = getattr(item, attr)
+            if not isinstance(ref, str):
+                continue
+            label = f'<{kind} name="{item.name}"> of {where}'
+            target_at = position.get(ref)
+            if target_at is None:
+                yield diag(
+                    E_EXTENT_UNKNOWN,
+                    item.span,
+                    f'{label} has {attr}="{ref}", but no data item of the same scope is named '
+                    f"'{ref}'",
+                    hint=f"write a number, or the name of an earlier integer <data> of the {where}",
+                    attr=attr,
+                )
+                continue
+            target = items[target_at]
+            if target_at >= n:
+                yield diag(
+                    E_EXTENT_LATER,
+                    item.span,
+                    f"{label} has {attr}=\"{ref}\", but '{ref}' comes "
+                    f"{'later' if target_at > n else 'is the item itself'}; the {attr} must be "
+                    "known before the data it sizes",
+                    hint=f"move <data name=\"{ref}\"> before '{item.name}'",
+                    attr=attr,
+                )
+            elif isinstance(target, Struct):
+                yield diag(
+                    E_EXTENT_TYPE,
+                    item.span,
+                    f'{label} has {attr}="{ref}", which names a struct; it must name '
+                    "an integer data item",
+                    attr=attr,
+                    hint="name a win:UInt8/UInt16/UInt32 <data> that holds the " + attr,
+                )
+            elif target.in_type is not None and target.in_type.code not in wm.COUNT_LENGTH_CODES:
+                yield diag(
+                    E_EXTENT_TYPE,
+                    item.span,
+                    f'{label} has {attr}="{ref}", which is a {target.in_type.qname}; '
+                    "it must name an integer data item",
+                    attr=attr,
+                    hint="name a win:UInt8/UInt16/UInt32 <data> that holds the " + attr,
+                )
+
+
+def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
+    label = f"<data name=\"{f.name}\"> of template '{t.tid}'"
+    it = f.in_type
+    if it is None:
+        if f.in_type_text.strip():
+            yield diag(
+                E_UNKNOWN_INTYPE,
+                f.span,
+                f'{label} has inType "{f.in_type_text}", which is not a win: input type',
+                hint="use one of " + ", ".join(list(wm.IN_TYPES)[:6]) + ", ...",
+                attr="inType",
+            )
+        return
+    if it.code == 14 and f.length is None:
+        yield diag(
+            E_BINARY_LENGTH,
+            f.span,
+            f"{label} is win:Binary without a length; binary data has no terminator",
+            hint='add length="N" or length="<name of an earlier size field>", or use '
+            "win:CountedBinary",
+            attr="inType",
+        )
+    if f.length is not None and it.is_counted:
+        yield diag(
+            E_COUNTED_LENGTH,
+            f.span,
+            f"{label} is {it.qname}, which carries its own length; it must not have a "
+            "length attribute",
+            hint="remove the length attribute",
+            attr="length",
+        )
+    elif f.length is not None and it.size is not None and it.code not in _LENGTH_CODES:
+        yield diag(
+            W_FIXED_LENGTH,
+            f.span,
+            f"{label} is {it.qname}, a {it.size}-byte type; its length is ignored",
+            hint="remove the length attribute (use count for an array)",
+            attr="length",
+        )
+    if f.out_type_text is not None:
+        if f.out_type is None:
+            yield diag(
+                W_OUTTYPE,
+                f.span,
+                f'{label} has outType "{f.out_type_text}", which is not a known output '
+                f"type; it will be shown as {it.default_out}",
+                hint=_outs_hint(it),
+                attr="outType",
+            )
+        elif f.out_type.qname not in it.outs:
+            yield diag(
+                W_OUTTYPE,
+                f.span,
+                f"{label} has outType {f.out_type.qname}, which does not go with inType "
+                f"{it.qname}",
+                hint=_outs_hint(it),
+                attr="outType",
+            )
+
+
+def _outs_hint(it: wm.InType) -> str:
+    return f"{it.qname} takes " + ", ".join(it.outs) + f" (default {it.default_out})"
+
+
+@rule
+def filter_templates(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        seen: set[str] = set()
+        for flt in p.filters:
+            t = flt.template
+            if t is None or t.tid in seen:
+                continue
+            seen.add(t.tid)
+            where = f'<template tid="{t.tid}"> is used by <filter name="{flt.name}">'
+            if t.user_data is not None:
+                yield diag(
+                    W_FILTER_TEMPLATE,
+                    t.span,
+                    f"{where} but has UserData",
+                    hint="filter templates describe plain data items",
+                )
+            for item in t.items:
+                what = (
+                    "is a struct"
+                    if isinstance(item, Struct)
+                    else (
+                        "is an array"
+                        if item.count is not None
+                        else "has a map" if item.map is not None else None
+                    )
+                )
+                if what:
+                    yield diag(
+                        W_FILTER_TEMPLATE,
+                        item.span,
+                        f"{where}, and its item '{item.name}' {what}",
+                        hint="filter data items are single values without maps",
+                    )

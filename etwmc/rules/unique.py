@@ -1,0 +1,431 @@
+"""Uniqueness (ETW302-ETW399).
+
+Each kind of item is looked up by its keys, so two items sharing a key make lookups
+ambiguous (and mc rejects the manifest).  Keys, per provider unless stated:
+
+* providers (across the manifest): name (case-insensitive, as ETW looks names up),
+  guid, symbol;
+* events: (id, version); symbol;
+* channels: name, chid, value, symbol (imported channels included: importing the same
+  channel twice is a duplicate too);
+* levels, provider-level opcodes, tasks, keywords: name, value (mask), symbol; tasks
+  also eventGUID;
+* task-scoped opcodes: name and value within their task (they may share values with
+  provider-level opcodes or with other tasks' opcodes);
+* maps: name, symbol; within one map, item value and item symbol;
+* pattern maps: name, symbol; within one pattern map, item name;
+* templates: tid, name; within a template and within each struct, data/struct names;
+* filters: name, (value, version), symbol;
+* messageTable: value, symbol;
+* message ids after assignment (see :mod:`._msgids`): two strings must not end up
+  with the same id, e.g. a ``<messageTable>`` value equal to an automatic id, or two
+  opcodes of tasks whose values agree in their low 8 bits.  Collisions that come only
+  from the provider index wrapping around after the 16th provider are reported by
+  ETW535 instead.
+
+Symbols are compared as written: they become C identifiers in the same namespace.
+Each duplicate is reported at the second (and later) occurrence, naming the line of
+the first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from typing import TypeVar
+
+from ..diagnostics import Code, Diagnostic, Severity, Span, code, diag
+from ..model import Manifest, Struct, Template
+from . import rule
+from ._msgids import Assigned, assign
+from ._util import event_label
+
+E_DUP_EVENT = code("ETW302", Severity.ERROR, "two events have the same id and version")
+E_DUP_EVENT_SYMBOL = code("ETW303", Severity.ERROR, "two events have the same symbol")
+E_DUP_CHANNEL = code("ETW304", Severity.ERROR, "two channels share a name, chid, value or symbol")
+E_DUP_LEVEL = code("ETW305", Severity.ERROR, "two levels share a name, value or symbol")
+E_DUP_OPCODE = code(
+    "ETW306", Severity.ERROR, "two provider-level opcodes share a name, value or symbol"
+)
+E_DUP_TASK_OPCODE = code("ETW307", Severity.ERROR, "two opcodes of one task share a name or value")
+E_DUP_TASK = code("ETW308", Severity.ERROR, "two tasks share a name, value, symbol or eventGUID")
+E_DUP_KEYWORD = code("ETW309", Severity.ERROR, "two keywords share a name, mask or symbol")
+E_DUP_MAP = code("ETW310", Severity.ERROR, "two maps share a name or symbol")
+E_DUP_MAP_ITEM = code("ETW311", Severity.ERROR, "two items of one map share a value or symbol")
+E_DUP_PATTERN_MAP = code(
+    "ETW312", Severity.ERROR, "two pattern maps (or two of their items) share a name"
+)
+E_DUP_TEMPLATE = code("ETW313", Severity.ERROR, "two templates share a tid or name")
+E_DUP_FIELD = code(
+    "ETW314", Severity.ERROR, "two data items of one template or struct share a name"
+)
+E_DUP_FILTER = code(
+    "ETW315", Severity.ERROR, "two filters share a name, value and version, or symbol"
+)
+E_DUP_MESSAGE = code("ETW316", Severity.ERROR, "two messageTable entries share a value or symbol")
+E_DUP_PROVIDER = code("ETW317", Severity.ERROR, "two providers share a name, GUID or symbol")
+E_DUP_MESSAGE_ID = code("ETW318", Severity.ERROR, "two strings are given the same message id")
+
+T = TypeVar("T")
+
+
+def _dups(
+    c: Code,
+    items: Iterable[T],
+    key: Callable[[T], Hashable | None],
+    span: Callable[[T], Span],
+    message: Callable[[T, Span], str],
+    *,
+    attr: str | None = None,
+    hint: str | None = None,
+) -> Iterator[Diagnostic]:
+    """One diagnostic per item whose key (when not None) an earlier item already has."""
+    first: dict[Hashable, Span] = {}
+    for item in items:
+        k = key(item)
+        if k is None:
+            continue
+        if k in first:
+            yield diag(c, span(item), message(item, first[k]), attr=attr, hint=hint)
+        else:
+            first[k] = span(item)
+
+
+def _at(s: Span) -> str:
+    return f"line {s.line}" if s.line else "elsewhere"
+
+
+def _named(
+    c: Code,
+    kind: str,
+    items: Sequence[T],
+    keys: Sequence[tuple[str, Callable[[T], Hashable | None], Callable[[T], str]]],
+    span: Callable[[T], Span],
+    label: Callable[[T], str],
+) -> Iterator[Diagnostic]:
+    """Duplicates of several keys of one kind of item: (attribute, key, shown value)."""
+    for attr, key, shown in keys:
+        yield from _dups(
+            c,
+            items,
+            key,
+            span,
+            lambda i, s, attr=attr, shown=shown: (  # type: ignore[misc]
+                f"{label(i)} has the same {attr} {shown(i)} as the {kind} at {_at(s)}"
+            ),
+            attr=attr,
+            hint=f"give each {kind} a unique {attr}",
+        )
+
+
+def _symbol(x: object) -> str | None:
+    s = getattr(x, "symbol", None)
+    return s if s else None
+
+
+@rule
+def providers(m: Manifest) -> Iterator[Diagnostic]:
+    ps = m.providers
+    label = lambda p: f'<provider name="{p.name}">'  # noqa: E731
+    yield from _named(
+        E_DUP_PROVIDER,
+        "provider",
+        ps,
+        [
+            ("name", lambda p: p.name.casefold() or None, lambda p: f"'{p.name}'"),
+            ("guid", lambda p: p.guid if p.guid.int else None, lambda p: f"{{{p.guid}}}"),
+            ("symbol", _symbol, lambda p: f"'{p.symbol}'"),
+        ],
+        lambda p: p.span,
+        label,
+    )
+
+
+@rule
+def events(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        yield from _dups(
+            E_DUP_EVENT,
+            p.events,
+            lambda e: (e.value, e.version),
+            lambda e: e.span,
+            lambda e, s: (
+                f"{event_label(e)} has the same id {e.value} and version {e.version} "
+                f"as the event at {_at(s)}"
+            ),
+            attr="value",
+            hint="give the new event another id, or raise its version",
+        )
+        yield from _dups(
+            E_DUP_EVENT_SYMBOL,
+            p.events,
+            _symbol,
+            lambda e: e.span,
+            lambda e, s: f"{event_label(e)} has the same symbol as the event at {_at(s)}",
+            attr="symbol",
+            hint="give each event a unique symbol (it names the generated code)",
+        )
+
+
+@rule
+def channels_levels_tasks_keywords(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        chans = p.channels
+        yield from _named(
+            E_DUP_CHANNEL,
+            "channel",
+            chans,
+            [
+                ("name", lambda c: c.name or None, lambda c: f"'{c.name}'"),
+                ("chid", lambda c: c.chid or None, lambda c: f"'{c.chid}'"),
+                ("symbol", _symbol, lambda c: f"'{c.symbol}'"),
+            ],
+            lambda c: c.span,
+            lambda c: f'<{"importChannel" if c.imported else "channel"} name="{c.name}">',
+        )
+        yield from _dups(
+            E_DUP_CHANNEL,
+            [c for c in chans if not c.imported],
+            lambda c: c.value,
+            lambda c: c.span,
+            lambda c, s: (
+                f'<channel name="{c.name}"> has the same value {c.value} as the channel at '
+                f"{_at(s)}"
+            ),
+            attr="value",
+            hint="leave value out to have one assigned, or pick another value",
+        )
+        yield from _named(
+            E_DUP_LEVEL,
+            "level",
+            p.levels,
+            [
+                ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                ("value", lambda x: x.value, lambda x: str(x.value)),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<level name="{x.name}">',
+        )
+        yield from _named(
+            E_DUP_OPCODE,
+            "opcode",
+            p.opcodes,
+            [
+                ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                ("value", lambda x: x.value, lambda x: str(x.value)),
+            ],
+            lambda x: x.span,
+            lambda x: f'<opcode name="{x.name}">',
+        )
+        # Symbols of task-scoped opcodes share the C namespace with every other opcode.
+        yield from _named(
+            E_DUP_OPCODE,
+            "opcode",
+            p.all_opcodes(),
+            [
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<opcode name="{x.name}">',
+        )
+        yield from _named(
+            E_DUP_TASK,
+            "task",
+            p.tasks,
+            [
+                ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                ("value", lambda x: x.value, lambda x: str(x.value)),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+                (
+                    "eventGUID",
+                    lambda x: x.event_guid if x.event_guid and x.event_guid.int else None,
+                    lambda x: f"{{{x.event_guid}}}",
+                ),
+            ],
+            lambda x: x.span,
+            lambda x: f'<task name="{x.name}">',
+        )
+        for t in p.tasks:
+            yield from _named(
+                E_DUP_TASK_OPCODE,
+                f"opcode of task '{t.name}'",
+                t.opcodes,
+                [
+                    ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                    ("value", lambda x: x.value, lambda x: str(x.value)),
+                ],
+                lambda x: x.span,
+                lambda x: f'<opcode name="{x.name}">',
+            )
+        yield from _named(
+            E_DUP_KEYWORD,
+            "keyword",
+            p.keywords,
+            [
+                ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                ("mask", lambda x: x.mask, lambda x: f"0x{x.mask:X}"),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<keyword name="{x.name}">',
+        )
+
+
+@rule
+def maps(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        yield from _named(
+            E_DUP_MAP,
+            "map",
+            p.maps,
+            [
+                ("name", lambda x: x.name or None, lambda x: f"'{x.name}'"),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<{x.kind}Map name="{x.name}">',
+        )
+        for mp in p.maps:
+            label = f'<{mp.kind}Map name="{mp.name}">'
+            yield from _dups(
+                E_DUP_MAP_ITEM,
+                mp.items,
+                lambda i: i.value,
+                lambda i: i.span,
+                lambda i, s, label=label: (  # type: ignore[misc]
+                    f"{label} has two items with value 0x{i.value:X} ({i.value}); the other is at "
+                    f"{_at(s)}"
+                ),
+                attr="value",
+                hint="each value of a map has one text; remove one of the items",
+            )
+            yield from _dups(
+                E_DUP_MAP_ITEM,
+                mp.items,
+                _symbol,
+                lambda i: i.span,
+                lambda i, s, label=label: (  # type: ignore[misc]
+                    f"{label} has two items with symbol '{i.symbol}'; the other is at {_at(s)}"
+                ),
+                attr="symbol",
+                hint="give each item a unique symbol",
+            )
+        yield from _named(
+            E_DUP_PATTERN_MAP,
+            "pattern map",
+            p.pattern_maps,
+            [
+                ("name", lambda x: x.name or None, lambda x: f"'{x.name}'"),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<patternMap name="{x.name}">',
+        )
+        for pm in p.pattern_maps:
+            yield from _dups(
+                E_DUP_PATTERN_MAP,
+                pm.items,
+                lambda i: i.name or None,
+                lambda i: i.span,
+                lambda i, s, pm=pm: (  # type: ignore[misc]
+                    f"<patternMap name=\"{pm.name}\"> has two items named '{i.name}'; the other is "
+                    f"at {_at(s)}"
+                ),
+                attr="name",
+                hint="give each item of a pattern map a unique name",
+            )
+
+
+@rule
+def templates(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        yield from _named(
+            E_DUP_TEMPLATE,
+            "template",
+            p.templates,
+            [
+                ("tid", lambda x: x.tid or None, lambda x: f"'{x.tid}'"),
+                ("name", lambda x: x.name or None, lambda x: f"'{x.name}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<template tid="{x.tid}">',
+        )
+        for t in p.templates:
+            yield from _field_names(t)
+
+
+def _field_names(t: Template) -> Iterator[Diagnostic]:
+    scopes: list[tuple[str, Sequence[object]]] = [(f'<template tid="{t.tid}">', t.items)]
+    scopes += [
+        (f"<struct name=\"{s.name}\"> of template '{t.tid}'", s.fields)
+        for s in t.items
+        if isinstance(s, Struct)
+    ]
+    for label, items in scopes:
+        yield from _dups(
+            E_DUP_FIELD,
+            items,
+            lambda i: getattr(i, "name", "") or None,
+            lambda i: getattr(i, "span"),  # noqa: B009
+            lambda i, s, label=label: (  # type: ignore[misc]
+                f"{label} has two items named '{i.name}'; the other is at {_at(s)}"
+            ),
+            attr="name",
+            hint="give each data item a unique name (it names the event's field)",
+        )
+
+
+@rule
+def filters(m: Manifest) -> Iterator[Diagnostic]:
+    for p in m.providers:
+        yield from _named(
+            E_DUP_FILTER,
+            "filter",
+            p.filters,
+            [
+                ("name", lambda x: x.qname, lambda x: f"'{x.name}'"),
+                (
+                    "value and version",
+                    lambda x: (x.value, x.version),
+                    lambda x: f"{x.value}/{x.version}",
+                ),
+                ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+            ],
+            lambda x: x.span,
+            lambda x: f'<filter name="{x.name}">',
+        )
+
+
+@rule
+def message_table(m: Manifest) -> Iterator[Diagnostic]:
+    yield from _named(
+        E_DUP_MESSAGE,
+        "message",
+        m.messages,
+        [
+            ("value", lambda x: x.value, lambda x: f"0x{x.value:X}"),
+            ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
+        ],
+        lambda x: x.span,
+        lambda x: f'<message value="{x.value}">',
+    )
+
+
+@rule
+def message_ids(m: Manifest) -> Iterator[Diagnostic]:
+    first: dict[int, Assigned] = {}
+    for a in sorted(assign(m).values(), key=lambda a: (a.span.line, a.span.col)):
+        b = first.setdefault(a.id, a)
+        if b is a:
+            continue
+        if a.provider is not None and b.provider is not None and max(a.provider, b.provider) >= 16:
+            continue  # the provider index wrapped around: ETW535 says so
+        yield diag(
+            E_DUP_MESSAGE_ID,
+            a.span,
+            f"{a.what} gives string '{a.string}' message id 0x{a.id:08X}, which {b.what} at "
+            f"{_at(b.span)} already gives string '{b.string}'; one of them would show the "
+            "other's text",
+            hint="fix the id with a <messageTable> entry, or change one of the values",
+            attr="message",
+        )
