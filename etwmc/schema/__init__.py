@@ -27,6 +27,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+import threading
 from importlib import resources
 from pathlib import Path
 
@@ -59,12 +60,19 @@ def schema_path() -> Path:
     return Path(str(resources.files(__package__).joinpath(SCHEMA_FILE)))
 
 
-@functools.cache
+_per_thread = threading.local()
+
+
 def load_schema() -> etree.XMLSchema:
-    """The compiled schema, built once per process.  Nothing is fetched: the XSD has
-    no imports or includes, and the parser may not use the network."""
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
-    return etree.XMLSchema(etree.parse(str(schema_path()), parser))
+    """The compiled schema, built once per process (once per thread: a validator keeps
+    its error log, so threads must not share one).  Nothing is fetched: the XSD has no
+    imports or includes, and the parser may not use the network."""
+    schema: etree.XMLSchema | None = getattr(_per_thread, "schema", None)
+    if schema is None:
+        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+        schema = etree.XMLSchema(etree.parse(str(schema_path()), parser))
+        _per_thread.schema = schema
+    return schema
 
 
 @functools.cache
