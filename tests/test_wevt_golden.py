@@ -208,3 +208,37 @@ def test_dissect_reads_what_we_write(path: Path) -> None:
 
 def _text(sig: object) -> str:
     return sig.decode() if isinstance(sig, bytes) else str(sig)
+
+
+def test_outputs_do_not_depend_on_the_hash_seed() -> None:
+    import hashlib
+    import subprocess
+    import sys
+
+    path = CORPUS / "microsoft__perfview__ClrEtwAll.man"
+    if not path.is_file():
+        pytest.skip("corpus absent")
+    code = (
+        "import hashlib, sys\n"
+        "from etwmc.validate import check_file\n"
+        "from etwmc.wevt import binary_outputs\n"
+        "out = binary_outputs(check_file(sys.argv[1]).manifest, 'x')\n"
+        "blob = b''.join(k.encode() + v for k, v in sorted(out.items()))\n"
+        "print(hashlib.sha256(blob).hexdigest())\n"
+    )
+    digests = set()
+    for seed in ("0", "12345"):
+        env = {"PYTHONHASHSEED": seed, "PATH": ""}
+        r = subprocess.run(
+            [sys.executable, "-c", code, str(path)],
+            capture_output=True, text=True, env=env, cwd=Path(__file__).resolve().parents[1],
+            check=True,
+        )  # fmt: skip
+        digests.add(r.stdout.strip())
+    assert len(digests) == 1
+    manifest = _model(path)
+    here = binary_outputs(manifest, "x")
+    assert (
+        hashlib.sha256(b"".join(k.encode() + v for k, v in sorted(here.items()))).hexdigest()
+        in digests
+    )
