@@ -26,7 +26,6 @@ from collections.abc import Iterator
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Manifest
 from . import rule
-from ._msgids import assign
 from ._util import event_label, fields_of, plural
 
 N_NO_LEVEL = code("ETW290", Severity.NOTE, "events have no level and are logged at win:LogAlways")
@@ -110,7 +109,9 @@ def unused_items(m: Manifest) -> Iterator[Diagnostic]:
 
 @rule
 def unused_strings(m: Manifest) -> Iterator[Diagnostic]:
-    used = set(assign(m))
+    from ..wevt.msgids import assign_message_ids
+
+    used = set(assign_message_ids(m).strings)
     for res in m.resources:
         unused = sorted(sid for sid in res.strings if sid not in used)
         if unused:

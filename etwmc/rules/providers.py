@@ -1,4 +1,4 @@
-"""Providers and their message ids (ETW530-ETW549).
+"""Providers (ETW530-ETW549).
 
 * A provider name is 1-255 characters without ``> < & " | \\ : ' ? *`` or control
   characters: it becomes a registry key and an Event Log path.
@@ -9,14 +9,6 @@
   and messages live.  An empty value is an error (as in mc); leaving the attribute out
   is a warning — the manifest can still be compiled and its code generated, but
   ``wevtutil im`` cannot install it for decoding.
-* Message ids carry a 4-bit provider index, so only the first 16 providers get unique
-  automatic ids; from the 17th on the index wraps around (the 17th provider's ids are
-  the 1st provider's).  Ids belong to strings: a string a ``<messageTable>`` entry names
-  keeps that entry's id, and a string an earlier provider uses keeps the id it got
-  there.  A provider after the 16th whose messages need new ids gets a warning, once,
-  naming the ids that actually collide.  It is not an error because Windows' own
-  multi-provider manifests (the kernel's, with 30-odd providers) are built this way:
-  their providers install separate message files, where the ids do not meet.
 """
 
 from __future__ import annotations
@@ -27,8 +19,7 @@ from collections.abc import Iterator
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Manifest
 from . import rule
-from ._msgids import Assigned, assign
-from ._util import name_problem, plural
+from ._util import name_problem
 
 E_PROVIDER_NAME = code("ETW530", Severity.ERROR, "a provider name is not a legal provider name")
 E_CONTROL_GUID_NAME = code(
@@ -40,14 +31,8 @@ E_EMPTY_FILE = code(
 W_NO_FILE = code(
     "ETW533", Severity.WARNING, "a provider has no resourceFileName or messageFileName"
 )
-W_MANUAL_IDS = code(
-    "ETW535",
-    Severity.WARNING,
-    "a provider after the 16th has messages with automatic ids, which wrap around",
-)
 
 _HEX = re.compile(r"[0-9A-Fa-f]")
-MAX_AUTO_PROVIDERS = 16
 
 
 def guid_from_name_tail(name: str) -> str | None:
@@ -109,43 +94,3 @@ def provider_attributes(m: Manifest) -> Iterator[Diagnostic]:
                     hint="name the binary that holds the compiled resources",
                     attr=attr,
                 )
-
-
-@rule
-def manual_message_ids(m: Manifest) -> Iterator[Diagnostic]:
-    if len(m.providers) <= MAX_AUTO_PROVIDERS:
-        return
-    assigned = assign(m)
-    by_id: dict[int, list[Assigned]] = {}
-    for a in assigned.values():
-        by_id.setdefault(a.id, []).append(a)
-    for p in m.providers[MAX_AUTO_PROVIDERS:]:
-        own = [a for a in assigned.values() if a.provider == p.index]
-        if not own:
-            continue
-        clashes = [(a, b) for a in own for b in by_id[a.id] if b is not a]
-        same = m.providers[p.index % MAX_AUTO_PROVIDERS]
-        text = (
-            f'provider "{p.name}" is the {_ordinal(p.index + 1)} of the manifest and '
-            f"{plural(len(own), 'message')} of it get automatic ids; message ids have "
-            f"room for {MAX_AUTO_PROVIDERS} providers, so its ids share the index of "
-            f'provider "{same.name}"'
-        )
-        if clashes:
-            a, b = clashes[0]
-            text += (
-                f"; '{a.string}' gets 0x{a.id:08X}, the id of '{b.string}' "
-                f"({plural(len(clashes), 'clash', 'clashes')} in all)"
-            )
-        yield diag(
-            W_MANUAL_IDS,
-            p.span,
-            text,
-            hint='give its strings fixed ids with <messageTable><message value="..." '
-            'message="$(string.ID)"/>, or move it to a manifest of its own',
-        )
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"

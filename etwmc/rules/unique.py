@@ -16,12 +16,11 @@ ambiguous (and mc rejects the manifest).  Keys, per provider unless stated:
 * pattern maps: name, symbol; within one pattern map, item name;
 * templates: tid, name; within a template and within each struct, data/struct names;
 * filters: name, (value, version), symbol;
-* messageTable: value, symbol;
-* message ids after assignment (see :mod:`._msgids`): two strings must not end up
-  with the same id, e.g. a ``<messageTable>`` value equal to an automatic id, or two
-  opcodes of tasks whose values agree in their low 8 bits.  Collisions that come only
-  from the provider index wrapping around after the 16th provider are reported by
-  ETW535 instead.
+* messageTable: value, symbol.
+
+Message ids after assignment are checked where they are assigned,
+:func:`etwmc.wevt.msgids.assign_message_ids` (ETW650, ETW651); the rule
+:func:`message_ids` reports its findings during validation too.
 
 Symbols are compared as written: they become C identifiers in the same namespace.
 Each duplicate is reported at the second (and later) occurrence, naming the line of
@@ -36,7 +35,6 @@ from typing import TypeVar
 from ..diagnostics import Code, Diagnostic, Severity, Span, code, diag
 from ..model import Manifest, Struct, Template
 from . import rule
-from ._msgids import Assigned, assign
 from ._util import event_label
 
 E_DUP_EVENT = code("ETW302", Severity.ERROR, "two events have the same id and version")
@@ -63,7 +61,6 @@ E_DUP_FILTER = code(
 )
 E_DUP_MESSAGE = code("ETW316", Severity.ERROR, "two messageTable entries share a value or symbol")
 E_DUP_PROVIDER = code("ETW317", Severity.ERROR, "two providers share a name, GUID or symbol")
-E_DUP_MESSAGE_ID = code("ETW318", Severity.ERROR, "two strings are given the same message id")
 
 T = TypeVar("T")
 
@@ -412,20 +409,11 @@ def message_table(m: Manifest) -> Iterator[Diagnostic]:
 
 
 @rule
-def message_ids(m: Manifest) -> Iterator[Diagnostic]:
-    first: dict[int, Assigned] = {}
-    for a in sorted(assign(m).values(), key=lambda a: (a.span.line, a.span.col)):
-        b = first.setdefault(a.id, a)
-        if b is a:
-            continue
-        if a.provider is not None and b.provider is not None and max(a.provider, b.provider) >= 16:
-            continue  # the provider index wrapped around: ETW535 says so
-        yield diag(
-            E_DUP_MESSAGE_ID,
-            a.span,
-            f"{a.what} gives string '{a.string}' message id 0x{a.id:08X}, which {b.what} at "
-            f"{_at(b.span)} already gives string '{b.string}'; one of them would show the "
-            "other's text",
-            hint="fix the id with a <messageTable> entry, or change one of the values",
-            attr="message",
-        )
+def message_ids(m: Manifest) -> list[Diagnostic]:
+    """Two strings with the same message id (a ``<messageTable>`` value equal to an
+    automatic one, or opcodes of tasks whose values share their low 8 bits), and
+    providers past the 16th that need ids mc would not assign: reported by the one
+    implementation of mc's id assignment, so ``lint`` and ``compile`` agree."""
+    from ..wevt.msgids import assign_message_ids
+
+    return list(assign_message_ids(m).diagnostics)

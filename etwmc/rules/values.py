@@ -13,18 +13,20 @@ provider's own values inside the part Windows leaves to it:
   told apart from "no task" (manifests rebuilt from installed metadata name that task
   "task_0", and are otherwise fine);
 * event ids are 0-65535: the XML type allows 32 bits, the EVENT_DESCRIPTOR field has 16;
-* a provider lists at most 8 channels (one channel keyword bit each, bits 56-63);
 * channel names and chids are 1-255 characters without ``> < & " | \\ : ' ? *`` or
   control characters (they become registry keys and Event Log paths);
-* an event written to an Admin channel has a message and a level of Critical, Error,
-  Warning or Informational (what the Event Viewer shows administrators);
+* an event written to an Admin channel has a level of Critical, Error, Warning or
+  Informational, and should have a message (what the Event Viewer shows
+  administrators).  A missing message is only a warning: mc requires it, but the
+  event is still delivered and decoded, and real, working manifests omit it;
 * a channel's ``access`` is an SDDL security descriptor;
 * a bitMap item's value is a single bit (a warning: mc accepts any value, but the
   decoder tests each item as a flag, so a multi-bit item only shows when all its bits
   are set, and a zero item never shows).
 
 Values above the width of their XML type (a level value of 300, a version of 256, a
-task of 70000) are the schema's to report (ETW122), so they are not repeated here.
+task of 70000) and more than 8 channels in a provider are the schema's to report
+(ETW122, ETW102), so they are not repeated here.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ E_KEYWORD_RESERVED = code(
     "ETW202", Severity.ERROR, "a keyword mask uses a bit reserved for Windows (48-63)"
 )
 E_CHANNEL_VALUE = code("ETW203", Severity.ERROR, "a channel value is outside 16-255")
-E_TOO_MANY_CHANNELS = code("ETW204", Severity.ERROR, "a provider lists more than 8 channels")
 E_CHANNEL_NAME = code("ETW205", Severity.ERROR, "a channel name is not a legal channel name")
 E_CHANNEL_CHID = code("ETW206", Severity.ERROR, "a channel chid is empty or has illegal characters")
 W_ADMIN_MESSAGE = code(
@@ -96,16 +97,6 @@ def keyword_masks(m: Manifest) -> Iterator[Diagnostic]:
 @rule
 def channels(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
-        if len(p.channels) > wm.MAX_CHANNELS_PER_PROVIDER:
-            ninth = p.channels[wm.MAX_CHANNELS_PER_PROVIDER]
-            yield diag(
-                E_TOO_MANY_CHANNELS,
-                ninth.span,
-                f'provider "{p.name}" lists {len(p.channels)} channels; at most '
-                f"{wm.MAX_CHANNELS_PER_PROVIDER} are allowed (each takes one of the keyword "
-                "bits 56-63)",
-                hint="split the events over several providers, or drop a channel",
-            )
         for c in p.channels:
             if c.imported or c.builtin:
                 continue
