@@ -23,11 +23,12 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from .. import winmeta as wm
-from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
-from .binxml import encode_template
+from ..model import Event, Manifest, Provider
 from .collect import ProviderItems, provider_items
+from .maps import write_maps, write_qtab
 from .msgids import NO_MESSAGE, MessageIds, assign_message_ids
+from .strings import sized_string, z_string
+from .ttbl import write_ttbl
 
 LEVL, TASK, OPCO, KEYW, EVNT, CHAN, MAPS, TTBL, QTAB, FLTR = range(10)
 EVTA, PRVA = 12, 13
@@ -39,20 +40,8 @@ PRVA_GROUP_GUID = 0x20000002
 EVTA_NAME = 0x11
 EVTA_ATTRIBUTE = 0x12
 
-# Property entry flags.
-P_STRUCT, P_FIXED_LENGTH, P_VAR_LENGTH, P_FIXED_COUNT, P_VAR_COUNT = 1, 2, 4, 8, 0x10
 
 _pack_into = struct.pack_into
-
-
-def sized_string(s: str) -> bytes:
-    data = s.encode("utf-16-le", "surrogatepass") + b"\0\0"
-    total = (4 + len(data) + 3) & ~3
-    return struct.pack("<I", total) + data + b"\0" * (total - 4 - len(data))
-
-
-def z_string(s: str) -> bytes:
-    return s.encode("utf-16-le", "surrogatepass") + b"\0\0"
 
 
 def split_attributes(text: str) -> list[str]:
@@ -108,11 +97,13 @@ class _Writer:
         if items.channels:
             kinds.append((CHAN, lambda: self.chan(items)))
         if p.maps:
-            kinds.append((MAPS, lambda: self.maps(p.maps)))
+            kinds.append((MAPS, lambda: write_maps(self.out, self.at, p.maps, self.ids)))
         if p.pattern_maps:
-            kinds.append((QTAB, lambda: self.qtab(p)))
+            kinds.append((QTAB, lambda: write_qtab(self.out, self.at, p.pattern_maps)))
         if p.templates:
-            kinds.append((TTBL, lambda: self.ttbl(p)))
+            kinds.append(
+                (TTBL, lambda: write_ttbl(self.out, self.at, p, legacy_ids=self.legacy_ids))
+            )
         if v5:
             kinds.append((PRVA, lambda: self.prva(p)))
         kinds.append((OPCO, lambda: self.opco(items)))
@@ -230,163 +221,6 @@ class _Writer:
 
         self._list(b"KEYW", len(kws), 16, fill)
 
-    def maps(self, maps: tuple[Map, ...]) -> None:
-        out = self.out
-        start = len(out)
-        n = len(maps)
-        out += bytes(12 + 4 * n)
-        by_name = sorted(range(n), key=lambda i: maps[i].name)
-        record_at: list[int] = []
-        name_slots: list[int] = []
-        for m in maps:
-            at = len(out)
-            record_at.append(at)
-            self.at[id(m)] = at
-            items = sorted(m.items, key=lambda it: it.value & 0xFFFFFFFF)
-            flags = 1 if m.kind == "bit" else 0
-            out += struct.pack(
-                "<4sIIII", b"BMAP" if flags else b"VMAP", 20 + 8 * len(items), 0, flags, len(items)
-            )
-            name_slots.append(at + 8)
-            for it in items:
-                out += struct.pack("<II", it.value & 0xFFFFFFFF, self.ids.map_item_id(it.message))
-        for k, i in enumerate(by_name):
-            _pack_into("<I", out, name_slots[i], len(out))
-            out += sized_string(maps[i].name)
-            _pack_into("<I", out, start + 12 + 4 * k, record_at[i])
-        _pack_into("<4sII", out, start, b"MAPS", len(out) - start, n)
-
-    def qtab(self, p: Provider) -> None:
-        out = self.out
-        pms = p.pattern_maps
-        start = len(out)
-        out += bytes(12 + 4 * len(pms))
-        records = len(out)
-        data = records + sum(20 + 8 * len(pm.items) for pm in pms)
-        out += bytes(data - records)
-        at = records
-        for k, pm in enumerate(pms):
-            _pack_into("<I", out, start + 12 + 4 * k, at)
-            self.at[id(pm)] = at
-            name_at = len(out)
-            out += sized_string(pm.name)
-            fmt_at = len(out)
-            out += sized_string(pm.format)
-            for j, item in enumerate(pm.items):
-                n_at = len(out)
-                out += sized_string(item.name)
-                v_at = len(out)
-                out += sized_string(item.value)
-                _pack_into("<II", out, at + 20 + 8 * j, n_at, v_at)
-            # mc's QUER size reaches the end of its strings, past the records after it.
-            _pack_into("<4sIIII", out, at, b"QUER", len(out) - at, name_at, fmt_at, len(pm.items))
-            at += 20 + 8 * len(pm.items)
-        _pack_into("<4sII", out, start, b"QTAB", len(out) - start, len(pms))
-
-    def ttbl(self, p: Provider) -> None:
-        out = self.out
-        start = len(out)
-        out += bytes(12)
-        for t in p.templates:
-            self.temp(p, t)
-        _pack_into("<4sII", out, start, b"TTBL", len(out) - start, len(p.templates))
-
-    def temp(self, p: Provider, t: Template) -> None:
-        out = self.out
-        start = len(out)
-        self.at[id(t)] = start
-        tid, bx = encode_template(t, legacy_ids=self.legacy_ids)
-        out += bytes(40)
-        out += bx
-        props_at = len(out)
-        top = t.items
-        members = [f for s in top if isinstance(s, Struct) for f in s.fields]
-        total = len(top) + len(members)
-        out += bytes(20 * total)
-        index = {item.name: i for i, item in reversed(list(enumerate(top)))}
-        first_member = len(top)
-        k = 0
-        for item in top:
-            if isinstance(item, Struct):
-                self._struct_entry(props_at + 20 * k, item, first_member, index)
-                first_member += len(item.fields)
-            else:
-                self._field_entry(props_at + 20 * k, p, item, index, 0)
-            k += 1
-        base = len(top)
-        for s in top:
-            if isinstance(s, Struct):
-                local = {f.name: i for i, f in reversed(list(enumerate(s.fields)))}
-                for f in s.fields:
-                    self._field_entry(props_at + 20 * k, p, f, local, base)
-                    k += 1
-                base += len(s.fields)
-        flags = 2 if t.user_data is not None else 1
-        _pack_into(
-            "<4sIIIII16s",
-            out,
-            start,
-            b"TEMP",
-            len(out) - start,
-            len(top),
-            total,
-            props_at,
-            flags,
-            tid,
-        )
-
-    def _extent(
-        self, value: int | str | None, index: dict[str, int], base: int, fixed: int, var: int
-    ) -> tuple[int, int]:
-        if value is None or value == 0:  # a constant 0 is the same as no attribute
-            return 0, 0
-        if isinstance(value, int):
-            return fixed, value & 0xFFFF
-        return var, (index.get(value, 0) + base) & 0xFFFF
-
-    def _field_entry(
-        self, at: int, p: Provider, f: Field, index: dict[str, int], base: int
-    ) -> None:
-        cflag, count = self._extent(f.count, index, base, P_FIXED_COUNT, P_VAR_COUNT)
-        lflag, length = self._extent(f.length, index, base, P_FIXED_LENGTH, P_VAR_LENGTH)
-        if lflag == P_FIXED_LENGTH and f.in_type is not None and f.in_type.qname == "win:SID":
-            lflag = 0
-        in_code = f.in_type.code if f.in_type is not None else 0
-        out_code = _out_code(f)
-        map_at = 0
-        if f.map is not None:
-            m = p.map_named(f.map)
-            map_at = self.ref(m)
-        _pack_into(
-            "<IBBxxIHH",
-            self.out,
-            at,
-            cflag | lflag,
-            in_code & 0xFF,
-            out_code & 0xFF,
-            map_at,
-            count,
-            length,
-        )
-        _pack_into("<I", self.out, at + 16, len(self.out))
-        self.out += sized_string(f.name)
-
-    def _struct_entry(self, at: int, s: Struct, first: int, index: dict[str, int]) -> None:
-        cflag, count = self._extent(s.count, index, 0, P_FIXED_COUNT, P_VAR_COUNT)
-        lflag, length = self._extent(s.length, index, 0, P_FIXED_LENGTH, P_VAR_LENGTH)
-        _pack_into(
-            "<IHH4xHH",
-            self.out,
-            at,
-            P_STRUCT | cflag | lflag,
-            first & 0xFFFF,
-            len(s.fields) & 0xFFFF,
-            count,
-            length,
-        )
-        _pack_into("<I", self.out, at + 16, len(self.out))
-        self.out += sized_string(s.name)
-
     def prva(self, p: Provider) -> None:
         out = self.out
         start = len(out)
@@ -479,18 +313,6 @@ class _Writer:
         _pack_into(
             "<4sIII", out, start, b"FLTR", len(out) - start, len(fs), self.ref(fs[-1].template)
         )
-
-
-def _out_code(f: Field) -> int:
-    if f.out_type is not None:
-        return f.out_type.code
-    if f.in_type is None:
-        return 0
-    if f.out_type_text is not None:
-        # An outType mc does not know (e.g. "xs:HexInt32"): mc stores the default.
-        pass
-    ot = wm.out_type(f.in_type.default_out)
-    return ot.code if ot is not None else 0
 
 
 def build(
