@@ -319,3 +319,17 @@ def test_mangled_manifests_give_diagnostics_not_tracebacks(
         child.set("value", value)
     for d in schema_diagnostics(doc):
         assert d.code.startswith("ETW1") and d.message
+
+
+def test_threads_validating_at_once_get_their_own_errors() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = FIXTURES * 4
+
+    def errors(path: Path) -> list[tuple[int, str]]:
+        return _schema_errors(_doc(path))  # each thread parses its own document
+
+    alone = [errors(p) for p in paths]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(errors, paths))
+    assert together == alone
