@@ -28,8 +28,9 @@ on = EnableState
         # event level 0 (LogAlways) always passes the level test
         (0, 0, on(1, 1, 0, 0), True),
         # session level 0 enables every level (mc: "|| Level == 0")
-        (5, 0, on(1, 0, 0, 0), True),
-        (200, 0, on(1, 0, 0, 0), True),
+        (5, 0, on(1, 0, 0, 0), False),
+        (200, 0, on(1, 0, 0, 0), False),
+        (0, 0, on(1, 0, 0, 0), True),
         # keyword 0 bypasses keyword filtering, even with MatchAny 0 and MatchAll set
         (4, 0, on(1, 5, 0, 0xF0), True),
         # MatchAnyKeyword 0 is not "all keywords"
@@ -56,7 +57,7 @@ def _reference(level: int, keyword: int, state: EnableState) -> bool:
     # The documented formula, written out independently.
     if state.is_enabled == 0:
         return False
-    level_ok = level <= state.level or state.level == 0
+    level_ok = level == 0 or level <= state.level
     keyword_ok = keyword == 0 or (
         (keyword & state.match_any) != 0 and (keyword & state.match_all) == state.match_all
     )

@@ -75,13 +75,16 @@ def test_two_sessions_combined_then_one_leaves(backend: InProcBackend) -> None:
     assert ids(a.events()) == [10, 12]
 
 
-def test_session_level_zero_means_every_level(backend: InProcBackend) -> None:
+def test_session_level_zero_admits_only_level_zero(backend: InProcBackend) -> None:
     provider, seen = make_provider(backend)
     a = backend.session("a").enable(GUID, level=0)
-    backend.session("b").enable(GUID, level=3)
-    assert seen[-1].level == 0  # the combination keeps "every level"
+    b = backend.session("b").enable(GUID, level=3)
+    assert seen[-1].level == 3  # the combination is the most verbose level
     provider.write(pack_descriptor(1, level=200), b"")
-    assert ids(a.events()) == [1]
+    provider.write(pack_descriptor(2, level=0), b"")
+    provider.write(pack_descriptor(3, level=3), b"")
+    assert ids(a.events()) == [2]
+    assert ids(b.events()) == [2, 3]
 
 
 def test_ignore_keyword_0(backend: InProcBackend) -> None:
@@ -241,9 +244,9 @@ def _wants(level: int, keyword: int, s: tuple[int, int, int, bool]) -> bool:
     # ETW's per-session rule written out independently of the implementation.
     s_level, s_any, s_all, ignore0 = s
     if keyword == 0:
-        return not ignore0 and (level <= s_level or s_level == 0)
+        return not ignore0 and (level == 0 or level <= s_level)
     return (
-        (level <= s_level or s_level == 0) and (keyword & s_any) != 0 and (keyword & s_all) == s_all
+        (level == 0 or level <= s_level) and (keyword & s_any) != 0 and (keyword & s_all) == s_all
     )
 
 
@@ -276,7 +279,7 @@ def test_sessions_receive_exactly_what_they_asked_for(
     ]
     if remaining:
         levels = [spec[0] for _, spec in remaining]
-        expected_level = 0 if 0 in levels else max(levels)
+        expected_level = max(levels)
         expected_any = 0
         expected_all = ALL
         for _, spec in remaining:

@@ -5,14 +5,16 @@ enables it: the most verbose level, the OR of the sessions' MatchAnyKeyword and 
 of their MatchAllKeyword.  The runtime still filters each event per session, so the
 combined state is a superset: "could any session want this event?".
 
-The rule is mc.exe's (``McGenLevelKeywordEnabled``), and ETW applies the same one per
-session::
+The rule is the contract of ETW's documentation (etwmc's docs/runtime.md restates it),
+applied per session by the in-process backend and to the combined state here::
 
-    level_ok   = level <= L or L == 0
+    level_ok   = level == 0 or level <= L
     keyword_ok = keyword == 0 or ((keyword & any) != 0 and (keyword & all) == all)
 
 An event of level 0 (LogAlways) therefore always passes the level test, and a session
-level of 0 means "every level".  A keyword of 0 always passes the keyword test; a
+enabled at level 0 receives only level-0 events.  (mc's generated C headers also treat a
+session level of 0 as "every level"; etwmc keeps to the documented formula, so that a
+session's level means the same thing everywhere.)  A keyword of 0 always passes the keyword test; a
 MatchAnyKeyword of 0 is *not* "all keywords" (that is .NET EventSource's convention, not
 ETW's).  A disabled provider enables nothing.
 """
@@ -51,7 +53,7 @@ def event_enabled(level: int, keyword: int, state: EnableState) -> bool:
     """Whether an event with this level and keyword passes ``state`` (mc's rule, above)."""
     if not state.is_enabled:
         return False
-    if level > state.level and state.level != 0:
+    if level != 0 and level > state.level:
         return False
     if keyword == 0:
         return True

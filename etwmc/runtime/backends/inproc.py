@@ -102,7 +102,7 @@ def combine(enablements: list[Enablement]) -> EnableState:
     """The state ETW reports to a provider enabled by these sessions."""
     if not enablements:
         return EnableState(0, 0, 0, 0)
-    level = 0 if any(e.level == 0 for e in enablements) else max(e.level for e in enablements)
+    level = max(e.level for e in enablements)
     match_any = 0
     match_all = ALL_KEYWORDS
     for e in enablements:
