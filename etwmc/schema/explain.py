@@ -78,9 +78,9 @@ _HEX_DIGITS = {"HexInt8Type": 2, "HexInt16Type": 4, "HexInt32Type": 8, "HexInt64
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One validated tree: its root, the local names from the global element down to
-    it, and how to get from a node of the validated tree to the document's node (the
-    localization of a component manifest is validated as a renamed copy)."""
+    """One validated tree: its root (an element with a global declaration in the
+    schema), and how to get from a node of the validated tree to the document's node
+    (the localization of a component manifest is validated as a renamed copy)."""
 
     root: etree._Element
     original: Callable[[etree._Element], etree._Element]
@@ -186,7 +186,7 @@ class Explainer:
                 self._other(entry, None)
                 continue
             elem = resolve(target.root, entry.path, self._children)
-            if elem is None:
+            if elem is None or local(elem.tag) != local(m.group("elem")):
                 elem = _by_line(target.root, entry.line, local(m.group("elem")))
             if elem is None:
                 self._other(entry, None)
@@ -237,7 +237,7 @@ class Explainer:
         elif kind == "SCHEMAV_ELEMENT_CONTENT":
             self._unexpected(target, elem, names)
         elif "Character content" in text:
-            self._text(orig, names)
+            self._text(orig, empty="type is empty" in text)
         elif "Element content is not allowed" in text:
             kids = _elements(elem)
             child = target.original(kids[0]) if kids else orig
@@ -300,12 +300,13 @@ class Explainer:
         message = f"{_show(elem)} must contain {what}"
         self.out.append(diag(E_MISSING_CHILD, self.doc.span(elem), message))
 
-    def _text(self, elem: etree._Element, names: list[str]) -> None:
+    def _text(self, elem: etree._Element, *, empty: bool) -> None:
+        takes = "it takes only attributes" if empty else "only child elements"
         self.out.append(
             diag(
                 E_TEXT,
                 self.doc.span(elem),
-                f"{_show(elem)} cannot contain text, only child elements",
+                f"{_show(elem)} cannot contain text; {takes}",
                 hint="remove the text, or turn it into an XML comment <!-- ... -->",
             )
         )
