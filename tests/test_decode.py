@@ -24,8 +24,12 @@ MANIFEST = """<?xml version="1.0" encoding="UTF-8"?>
    <tasks><task name="Work" value="7" message="$(string.task.Work)"/></tasks>
    <keywords><keyword name="Net" mask="0x1"/></keywords>
    <maps>
-    <valueMap name="Color"><map value="1" message="$(string.red)"/><map value="2" message="$(string.green)"/></valueMap>
-    <bitMap name="Flags"><map value="0x1" message="$(string.read)"/><map value="0x4" message="$(string.write)"/></bitMap>
+    <valueMap name="Color">
+     <map value="1" message="$(string.red)"/><map value="2" message="$(string.green)"/>
+    </valueMap>
+    <bitMap name="Flags">
+     <map value="0x1" message="$(string.read)"/><map value="0x4" message="$(string.write)"/>
+    </bitMap>
    </maps>
    <templates>
     <template tid="Ints">
@@ -236,13 +240,17 @@ def test_unknown_map_value_and_empty_event(decoder: Decoder) -> None:
     assert empty.fields == {} and empty.extra == b"\x01\x02"
 
 
+# Event 4's payload up to its SYSTEMTIME, which is in month 13.
+BAD_SYSTEMTIME = struct.pack("<H", 0) + bytes(32) + struct.pack("<8H", 2024, 13, 0, 1, 0, 0, 0, 0)
+
+
 @pytest.mark.parametrize(
     ("event", "payload", "field"),
     [
         (1, b"\x01", "u8"),
         (3, "abc".encode("utf-16-le"), "z"),
         (4, struct.pack("<H", 50) + b"x", "bin"),
-        (4, struct.pack("<H", 0) + bytes(16 + 8 + 8) + struct.pack("<8H", 2024, 13, 0, 1, 0, 0, 0, 0), "st"),
+        (4, BAD_SYSTEMTIME, "st"),
         (5, bytes([200]), "vals"),
     ],
 )
