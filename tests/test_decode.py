@@ -110,7 +110,7 @@ MANIFEST = """<?xml version="1.0" encoding="UTF-8"?>
   <string id="red" value="Red"/><string id="green" value="Green"/>
   <string id="read" value="Read"/><string id="write" value="Write"/>
   <string id="ints" value="i8=%1 u64=%8%n100%% h=%9 x=%6!x! done%0 hidden"/>
-  <string id="strings" value="[%1] [%2] [%99]%t%b%."/>
+  <string id="strings" value="[%1] [%2] [%8]%t%b%."/>
   <string id="arrays" value="%2 / %6 / %7"/>
  </stringTable></resources></localization>
 </instrumentationManifest>
@@ -184,7 +184,7 @@ def test_strings(decoder: Decoder) -> None:
         "z": "héllo", "a": "ansié", "zfix": "ab", "afix": "xyz", "utf8": "ü",
         "cz": "abc", "ca": "hi", "cb": "0x010203",
     }  # fmt: skip
-    assert ev.message == "[héllo] [ansié] [%99]\t ."
+    assert ev.message == "[héllo] [ansié] [0x010203]\t ."
     assert ev.extra == b""
 
 
