@@ -13,45 +13,30 @@ What is validated, for the two document shapes :class:`etwmc.parse.Document` kno
   ``<localization>`` element, whose elements are in the assembly namespace there,
   as a copy moved into the manifest namespace (line numbers are kept).
 
-Besides the XSD, three structural rules are checked here because the schema accepts
-the constructs (real manifests use them) while mc does not:
-
-* ``<valueMap>``/``<bitMap>`` directly inside ``<provider>`` instead of ``<maps>`` (warning);
-* a ``<map message="...">`` with literal text instead of ``$(string.ID)`` (warning);
-* the task-grouped event form ``<events><task><opcode><event>`` of the first SDKs,
-  which mc has rejected since the Windows 7 SDK (error).
+Besides the XSD, :mod:`etwmc.schema.extra` checks a few structural rules that the
+schema cannot express or deliberately relaxes (see there).
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-import re
 import threading
 from importlib import resources
 from pathlib import Path
 
 from lxml import etree  # type: ignore[import-untyped]
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..diagnostics import Diagnostic
 from ..parse import Document
 from ..winmeta import ASM_NS, EVENTS_NS
 from .explain import Explainer, Target, local, namespace
+from .extra import structure_rules
 from .index import SchemaIndex, read_index
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
 
 SCHEMA_FILE = "etwmc.xsd"
-
-W_MAP_OUTSIDE_MAPS = code("ETW140", Severity.WARNING, "a value or bit map is not inside <maps>")
-W_LITERAL_MAP_MESSAGE = code(
-    "ETW141", Severity.WARNING, "a map item's message is literal text, not $(string.ID)"
-)
-E_TASK_GROUPED_EVENTS = code(
-    "ETW142", Severity.ERROR, "the task-grouped event form is not supported"
-)
-
-_STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
 
 
 @functools.cache
@@ -89,7 +74,7 @@ def schema_diagnostics(doc: Document) -> list[Diagnostic]:
         if not schema.validate(target.root):
             explainer.add(target, list(schema.error_log))
     out = explainer.finish()
-    out.extend(_structure_rules(doc))
+    out.extend(structure_rules(doc, schema_index()))
     return out
 
 
@@ -122,46 +107,3 @@ def _moved_localization(loc: etree._Element) -> Target:
             if namespace(new.tag) == ASM_NS:
                 new.tag = f"{{{EVENTS_NS}}}{local(new.tag)}"
     return Target(moved, lambda elem: pairs.get(elem, loc))
-
-
-def _structure_rules(doc: Document) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    ns = f"{{{EVENTS_NS}}}"
-    for events in doc.events:
-        for provider in events.iterchildren(f"{ns}provider"):
-            for item in provider.iterchildren(f"{ns}valueMap", f"{ns}bitMap"):
-                out.append(
-                    diag(
-                        W_MAP_OUTSIDE_MAPS,
-                        doc.span(item),
-                        f"<{local(item.tag)}> is directly inside <provider>; mc expects it "
-                        "inside <maps>",
-                        hint="wrap the maps in <maps>...</maps>",
-                    )
-                )
-            for group in provider.iterchildren(f"{ns}maps", f"{ns}valueMap", f"{ns}bitMap"):
-                for item in group.iter(f"{ns}map"):
-                    message = item.get("message")
-                    if message is not None and not _STRING_REF.fullmatch(message):
-                        out.append(
-                            diag(
-                                W_LITERAL_MAP_MESSAGE,
-                                doc.span(item, "message"),
-                                f"message '{message}' on <map> is literal text; mc requires a "
-                                "string-table reference $(string.ID)",
-                                hint="move the text into the <stringTable> and refer to it",
-                                attr="message",
-                            )
-                        )
-            for defs in provider.iterchildren(f"{ns}events"):
-                for task in defs.iterchildren(f"{ns}task"):
-                    out.append(
-                        diag(
-                            E_TASK_GROUPED_EVENTS,
-                            doc.span(task),
-                            "events grouped as <events><task><opcode><event> are the form of "
-                            "the first SDKs, which mc no longer accepts",
-                            hint="write each event as <event value=... task=... opcode=...>",
-                        )
-                    )
-    return out

@@ -1,0 +1,126 @@
+"""Structural rules next to the XSD: constructs the schema accepts because real
+manifests use them (or because the format's extension points let them through), but
+that mc rejects or silently ignores.
+
+* ``<valueMap>``/``<bitMap>`` directly inside ``<provider>`` instead of ``<maps>``
+  (warning; perfview's test manifests do this);
+* a ``<map message="...">`` with literal text instead of ``$(string.ID)`` (warning);
+* the task-grouped event form ``<events><task><opcode><event>`` of the first SDKs,
+  which mc has rejected since the Windows 7 SDK (error);
+* an element with the name of a manifest element but in another namespace, where the
+  format allows extension elements: it is skipped by mc and etwmc alike, which is
+  almost always a mistyped ``xmlns`` (warning).
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree  # type: ignore[import-untyped]
+
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..parse import Document
+from ..winmeta import EVENTS_NS
+from .explain import local, namespace
+from .index import SchemaIndex
+
+W_MAP_OUTSIDE_MAPS = code("ETW140", Severity.WARNING, "a value or bit map is not inside <maps>")
+W_LITERAL_MAP_MESSAGE = code(
+    "ETW141", Severity.WARNING, "a map item's message is literal text, not $(string.ID)"
+)
+E_TASK_GROUPED_EVENTS = code(
+    "ETW142", Severity.ERROR, "the task-grouped event form is not supported"
+)
+W_FOREIGN_NAMESPACE = code(
+    "ETW143", Severity.WARNING, "a manifest element is in another namespace and is ignored"
+)
+
+_STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
+_NS = f"{{{EVENTS_NS}}}"
+# Elements outside the manifest namespace whose parent is inside it.
+_FOREIGN = etree.XPath("descendant-or-self::*[namespace-uri() != $ns and namespace-uri(..) = $ns]")
+
+
+def structure_rules(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for events in doc.events:
+        for provider in events.iterchildren(f"{_NS}provider"):
+            out.extend(_maps(doc, provider))
+            out.extend(_task_grouped(doc, provider))
+    out.extend(_foreign(doc, index))
+    return out
+
+
+def _maps(doc: Document, provider: etree._Element) -> list[Diagnostic]:
+    out = []
+    for item in provider.iterchildren(f"{_NS}valueMap", f"{_NS}bitMap"):
+        out.append(
+            diag(
+                W_MAP_OUTSIDE_MAPS,
+                doc.span(item),
+                f"<{local(item.tag)}> is directly inside <provider>; mc expects it inside <maps>",
+                hint="wrap the maps in <maps>...</maps>",
+            )
+        )
+    for group in provider.iterchildren(f"{_NS}maps", f"{_NS}valueMap", f"{_NS}bitMap"):
+        for item in group.iter(f"{_NS}map"):
+            message = item.get("message")
+            if message is not None and not _STRING_REF.fullmatch(message):
+                out.append(
+                    diag(
+                        W_LITERAL_MAP_MESSAGE,
+                        doc.span(item, "message"),
+                        f"message '{message}' on <map> is literal text; mc requires a "
+                        "string-table reference $(string.ID)",
+                        hint="move the text into the <stringTable> and refer to it",
+                        attr="message",
+                    )
+                )
+    return out
+
+
+def _task_grouped(doc: Document, provider: etree._Element) -> list[Diagnostic]:
+    return [
+        diag(
+            E_TASK_GROUPED_EVENTS,
+            doc.span(task),
+            "events grouped as <events><task><opcode><event> are the form of the first "
+            "SDKs, which mc no longer accepts",
+            hint="write each event as <event value=... task=... opcode=...>",
+        )
+        for defs in provider.iterchildren(f"{_NS}events")
+        for task in defs.iterchildren(f"{_NS}task")
+    ]
+
+
+def _foreign(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+    out = []
+    roots = [doc.root] if not doc.wrapped else list(doc.events)
+    for root in roots:
+        for elem in _FOREIGN(root, ns=EVENTS_NS):
+            chain, node = [], elem.getparent()
+            while node is not None and node is not root:
+                chain.append(local(node.tag))
+                node = node.getparent()
+            decl = index.type_of_path([local(root.tag), *reversed(chain)])
+            # Only where the schema let it through as an extension; elsewhere the XSD
+            # has already reported it.
+            if decl is None or not decl.other_elements or local(elem.tag) not in decl.children:
+                continue
+            name = local(elem.tag)
+            shown = f"{elem.prefix}:{name}" if elem.prefix else name
+            hint = (
+                f"write <{name}> without the '{elem.prefix}:' prefix"
+                if elem.prefix
+                else f'use xmlns="{EVENTS_NS}" (or no xmlns, to inherit it)'
+            )
+            out.append(
+                diag(
+                    W_FOREIGN_NAMESPACE,
+                    doc.span(elem),
+                    f"<{shown}> is in the namespace '{namespace(elem.tag)}', not the manifest "
+                    "namespace, so it is skipped as an extension element",
+                    hint=hint,
+                )
+            )
+    return out
