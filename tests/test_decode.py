@@ -304,3 +304,39 @@ def test_decode_cli(tmp_path: Path, decoder: Decoder) -> None:
     assert data[0]["fields"]["color"] == "Red" and data[0]["fields"]["flags"] == ["Write"]
     assert data[0]["timestamp"] == "2000-01-01T00:00:00.0000000Z"
     assert "'u8'" in data[1]["error"]
+
+
+def test_blob_metadata_decodes_like_the_manifest(decoder: Decoder, tmp_path: Path) -> None:
+    """The same payloads decode the same with metadata read back from the compiled blob
+    and message table (names, maps, messages), except the event symbol the blob lacks."""
+    from etwmc.wevt import build_message_tables, build_wevt
+    from etwmc.wevt.msgtable import read_message_table
+    from etwmc.wevt.reader import read_wevt
+
+    manifest = decoder.manifest
+    blob = build_wevt(manifest)
+    ((_, table),) = build_message_tables(manifest)
+    from_blob = Decoder(read_wevt(blob, messages=[read_message_table(table)]))
+    payload = bytes([1]) + struct.pack("<H", 5) + bytes([7, 8]) + utf16z("a") + utf16z("bc")
+    payload += bytes([3]) + b"x\0" + struct.pack("<II", 1, 5)
+    for event, data in ((5, payload), (1, bytes(58)), (6, b"")):
+        a = decoder.decode(GUID, event, 0, data).to_json()
+        b = from_blob.decode(GUID, event, 0, data).to_json()
+        assert a.pop("name") is not None and b.pop("name") is None
+        assert a == b
+    assert from_blob.decode(GUID, 5, 0, payload).fields["color"] == "Red"
+
+    # and through the CLI, with --wevt and --messages
+    from etwmc.cli import main
+    from etwmc.runtime.eventfile import EventRecord, write_events
+
+    (tmp_path / "t.bin").write_bytes(blob)
+    (tmp_path / "m.bin").write_bytes(table)
+    write_events(tmp_path / "e.ev", [EventRecord(provider_id=GUID, id=5, user_data=payload)])
+    out = tmp_path / "o.json"
+    rc = main(["decode", str(tmp_path / "e.ev"), "--wevt", str(tmp_path / "t.bin"),
+               "--messages", str(tmp_path / "m.bin"), "-o", str(out)])  # fmt: skip
+    assert rc == 0
+    (item,) = json.loads(out.read_text(encoding="utf-8"))
+    assert item["message"] == "5 / Red / Read | Write"
+    assert item["fields"]["pairs"] == [{"k": 3, "v": "x"}]
