@@ -63,6 +63,7 @@ from .reader_raw import (
     PROP_VAR_COUNT,
     PROP_VAR_LENGTH,
     RawBlob,
+    RawEvent,
     RawProperty,
     RawProvider,
     RawTemplate,
@@ -116,6 +117,7 @@ class _Builder:
         self.span = Span(path)
         self.ids: dict[int, str] = {}  # message id -> string id
         self.used: set[str] = set()
+        self.next_suffix: dict[str, int] = {}  # keeps naming linear for repeated names
 
     def sid(self, message_id: int, wanted: str) -> str | None:
         """The string id for a message id, named after its first user."""
@@ -123,9 +125,10 @@ class _Builder:
             return None
         if message_id in self.ids:
             return self.ids[message_id]
-        sid, n = wanted, 2
+        sid, n = wanted, self.next_suffix.get(wanted, 2)
         while sid in self.used:
             sid, n = f"{wanted}.{n}", n + 1
+        self.next_suffix[wanted] = n
         self.used.add(sid)
         self.ids[message_id] = sid
         return sid
@@ -258,8 +261,11 @@ class _Builder:
     def channels(self, p: RawProvider) -> tuple[Channel, ...]:
         # A winmeta channel whose events lack its keyword bit was used without a listing.
         unlisted = set()
+        users_of: dict[int, list[RawEvent]] = {}
+        for e in p.events:
+            users_of.setdefault(e.channel_offset, []).append(e)
         for k, c in enumerate(p.channels):
-            users = [e for e in p.events if e.channel_offset == c.offset]
+            users = users_of.get(c.offset, [])
             if c.flags & 1 and c.name in wm.CHANNELS and users:
                 if all(not (e.keyword >> (63 - k)) & 1 for e in users):
                     unlisted.add(k)
@@ -305,8 +311,12 @@ class _Builder:
             )
         tasks: list[Task] = []
         by_task: dict[int, Task] = {}
+        scoped_by_task: dict[int, list[Opcode]] = {}
+        for o in p.opcodes:
+            if o.task:
+                scoped_by_task.setdefault(o.task, []).append(ops[o.offset])
         for t in p.tasks:
-            scoped = tuple(ops[o.offset] for o in p.opcodes if o.task == t.value and o.task)
+            scoped = tuple(scoped_by_task.get(t.value, ()))
             task = Task(
                 name=t.name,
                 qname=_qname(t.name),
@@ -375,6 +385,14 @@ class _Builder:
             )
 
         items: list[Field | Struct] = []
+        # Struct members are disjoint runs after the top-level entries: overlapping runs
+        # would let a small blob ask for a quadratic number of fields.
+        member_total = sum(p.member_count for p in props[: t.param_count] if p.is_struct)
+        if member_total > len(props) - t.param_count:
+            raise WevtError(
+                f"TEMP at 0x{t.offset:x}: structs claim {member_total} members, "
+                f"but only {len(props) - t.param_count} member entries follow"
+            )
         for p in props[: t.param_count]:
             if p.is_struct:
                 members = props[p.first_member : p.first_member + p.member_count]
