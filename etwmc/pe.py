@@ -315,3 +315,12 @@ def resource_dll(manifest: Manifest, *, version: int = 5) -> bytes:
         for n, res in enumerate(manifest.resources, 1)
     ]
     return build_resource_dll(event_resources(files[template_file(base)], tables))
+
+
+def dll_name(manifest: Manifest, default: str) -> str:
+    """The file name the manifest gives its resource DLL: the last component of the
+    providers' ``resourceFileName`` when they all name the same one, else ``default``."""
+    from pathlib import PureWindowsPath
+
+    names = {PureWindowsPath(p.resource_file).name for p in manifest.providers if p.resource_file}
+    return names.pop() if len(names) == 1 else default

@@ -245,3 +245,21 @@ def test_resource_dll_one_message_table_per_culture(tmp_path: Path) -> None:
     assert sorted(en) == sorted(de)
     assert any(t.startswith("Hallo") for t in de.values())
     assert any(t.startswith("Hello") for t in en.values())
+
+
+def test_dll_name_follows_resource_file_name() -> None:
+    import uuid
+
+    from etwmc.model import Manifest, Provider
+    from etwmc.pe import dll_name
+
+    def provider(resource_file: str | None) -> Provider:
+        return Provider(name="P", guid=uuid.uuid4(), resource_file=resource_file)
+
+    one = Manifest(path="m", providers=(provider(r"%ProgramFiles%\Acme\acme_events.dll"),))
+    assert dll_name(one, "m.dll") == "acme_events.dll"
+    agree = Manifest(path="m", providers=(provider("a.dll"), provider(r"C:\x\a.dll")))
+    assert dll_name(agree, "m.dll") == "a.dll"
+    differ = Manifest(path="m", providers=(provider("a.dll"), provider("b.dll")))
+    assert dll_name(differ, "m.dll") == "m.dll"
+    assert dll_name(Manifest(path="m"), "m.dll") == "m.dll"

@@ -33,7 +33,7 @@ import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath
 
 from ..diagnostics import Diagnostic, Severity, finalize, has_errors, render_text, summary_line
 
@@ -217,17 +217,13 @@ def _compile(rel: Path, opts: Options) -> tuple[dict[str, bytes], list[Diagnosti
 
 
 def _resource_dll(rel: Path, opts: Options) -> tuple[str, bytes | None, list[Diagnostic]]:
-    from ..pe import resource_dll
+    from ..pe import dll_name, resource_dll
     from ..validate import check_file
 
     checked = check_file(rel)
     if checked.manifest is None or not checked.ok:
         return "", None, [d for d in checked.diagnostics if d.severity == Severity.ERROR]
-    # The DLL takes the name the manifest gives it, when every provider agrees.
-    names = {
-        PureWindowsPath(p.resource_file).name for p in checked.manifest.providers if p.resource_file
-    }
-    name = names.pop() if len(names) == 1 else f"{rel.stem}.dll"
+    name = dll_name(checked.manifest, f"{rel.stem}.dll")
     return name, resource_dll(checked.manifest, version=opts.wevt_version), []
 
 

@@ -27,6 +27,7 @@ from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
+from ..diagnostics import Severity
 from . import BuildFailed, ConfigError, Options, generate, parse_options, runtime_requirement
 
 _WHERE = "[tool.hatch.build.hooks.etwmc]"
@@ -65,7 +66,11 @@ class EtwmcBuildHook(BuildHookInterface[BuilderConfig]):
             self.app.abort("etwmc: the wheel was not built: the manifests have errors")
             return
         for d in generated.diagnostics:
-            self.app.display_warning(f"{d.span}: {d.severity.label} {d.code}: {d.message}")
+            line = f"{d.span}: {d.severity.label} {d.code}: {d.message}"
+            if d.severity == Severity.WARNING:
+                self.app.display_warning(line)
+            else:
+                self.app.display_info(line)
         if editable:
             self.app.display_info(
                 f"etwmc: generated {len(generated.files)} file(s) in place for {opts.package}"
