@@ -41,12 +41,13 @@ def events_without_level(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         missing = [e for e in p.events if e.level is None]
         if missing:
+            one = len(missing) == 1
             yield diag(
                 N_NO_LEVEL,
                 missing[0].span,
                 f"{plural(len(missing), 'event')} of provider \"{p.name}\" (the first is "
-                f"{event_label(missing[0])}) name no level and are logged at win:LogAlways, "
-                "which every session receives",
+                f"{event_label(missing[0])}) {'names' if one else 'name'} no level and so "
+                f"{'is' if one else 'are'} logged at win:LogAlways, which every session receives",
                 hint='add level="win:Informational" (or another level) where that is not meant',
             )
 

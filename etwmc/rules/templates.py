@@ -8,8 +8,8 @@
   (win:CountedUnicodeString, win:CountedAnsiString, win:CountedBinary) carry their own
   length and must not have one; a ``length`` on a fixed-size type is ignored by mc
   (a warning).
-* A template has at most 99 properties (struct members included): message inserts
-  stop at %99.
+* A template has at most 99 top-level properties: message inserts stop at %99 (a
+  struct counts once, as it does for the inserts).
 * An unknown inType is an error (the payload cannot be decoded); an unknown outType,
   or one that does not go with the inType, is a warning: mc accepts them and the
   decoder falls back to the inType's default formatting.
@@ -64,13 +64,13 @@ def template_items(m: Manifest) -> Iterator[Diagnostic]:
                     yield from _scope(t, s.fields, f"struct '{s.name}' of template '{t.tid}'")
             for f in fields_of(t):
                 yield from _field(t, f)
-            count = t.flat_count()
+            count = len(t.properties)
             if count > wm.MAX_TEMPLATE_PROPERTIES:
                 yield diag(
                     E_TOO_MANY_PROPERTIES,
                     t.span,
-                    f'<template tid="{t.tid}"> has {count} properties (struct members '
-                    f"included); at most {wm.MAX_TEMPLATE_PROPERTIES} are allowed",
+                    f'<template tid="{t.tid}"> has {count} top-level properties; at most '
+                    f"{wm.MAX_TEMPLATE_PROPERTIES} are allowed (message inserts stop at %99)",
                     hint="split the event, or group fields into a binary blob",
                 )
 
@@ -109,9 +109,9 @@ def _scope(t: Template, items: Sequence[Field | Struct], where: str) -> Iterator
                 yield diag(
                     E_EXTENT_LATER,
                     item.span,
-                    f"{label} has {attr}=\"{ref}\", but '{ref}' comes "
-                    f"{'later' if target_at > n else 'is the item itself'}; the {attr} must be "
-                    "known before the data it sizes",
+                    f"{label} has {attr}=\"{ref}\", but '{ref}' "
+                    f"{'comes later' if target_at > n else 'is the item itself'}; the {attr} "
+                    "must be known before the data it sizes",
                     hint=f"move <data name=\"{ref}\"> before '{item.name}'",
                     attr=attr,
                 )

@@ -16,7 +16,8 @@ ambiguous (and mc rejects the manifest).  Keys, per provider unless stated:
 * pattern maps: name, symbol; within one pattern map, item name;
 * templates: tid, name; within a template and within each struct, data/struct names;
 * filters: name, (value, version), symbol;
-* messageTable: value, symbol.
+* messageTable: symbol (two entries with one value are two strings with one message
+  id, which ETW651 reports).
 
 Message ids after assignment are checked where they are assigned,
 :func:`etwmc.wevt.msgids.assign_message_ids` (ETW650, ETW651); the rule
@@ -59,7 +60,7 @@ E_DUP_FIELD = code(
 E_DUP_FILTER = code(
     "ETW315", Severity.ERROR, "two filters share a name, value and version, or symbol"
 )
-E_DUP_MESSAGE = code("ETW316", Severity.ERROR, "two messageTable entries share a value or symbol")
+E_DUP_MESSAGE = code("ETW316", Severity.ERROR, "two messageTable entries share a symbol")
 E_DUP_PROVIDER = code("ETW317", Severity.ERROR, "two providers share a name, GUID or symbol")
 
 T = TypeVar("T")
@@ -99,18 +100,19 @@ def _named(
     span: Callable[[T], Span],
     label: Callable[[T], str],
 ) -> Iterator[Diagnostic]:
-    """Duplicates of several keys of one kind of item: (attribute, key, shown value)."""
-    for attr, key, shown in keys:
+    """Duplicates of several keys of one kind of item: (what the key is, key, shown
+    value).  The diagnostic points at the attribute the key's first word names."""
+    for what, key, shown in keys:
         yield from _dups(
             c,
             items,
             key,
             span,
-            lambda i, s, attr=attr, shown=shown: (  # type: ignore[misc]
-                f"{label(i)} has the same {attr} {shown(i)} as the {kind} at {_at(s)}"
+            lambda i, s, what=what, shown=shown: (  # type: ignore[misc]
+                f"{label(i)} has the same {what} {shown(i)} as the {kind} at {_at(s)}"
             ),
-            attr=attr,
-            hint=f"give each {kind} a unique {attr}",
+            attr=what.split()[0],
+            hint=f"give each {kind} a unique {what}",
         )
 
 
@@ -128,7 +130,7 @@ def providers(m: Manifest) -> Iterator[Diagnostic]:
         "provider",
         ps,
         [
-            ("name", lambda p: p.name.casefold() or None, lambda p: f"'{p.name}'"),
+            ("name", lambda p: p.name.casefold() or None, lambda p: f"'{p.name}' (ignoring case)"),
             ("guid", lambda p: p.guid if p.guid.int else None, lambda p: f"{{{p.guid}}}"),
             ("symbol", _symbol, lambda p: f"'{p.symbol}'"),
         ],
@@ -400,7 +402,6 @@ def message_table(m: Manifest) -> Iterator[Diagnostic]:
         "message",
         m.messages,
         [
-            ("value", lambda x: x.value, lambda x: f"0x{x.value:X}"),
             ("symbol", _symbol, lambda x: f"'{x.symbol}'"),
         ],
         lambda x: x.span,
