@@ -30,6 +30,7 @@ import argparse
 import datetime as dt
 import ipaddress
 import json
+import math
 import re
 import struct
 import sys
@@ -247,6 +248,8 @@ class _Reader:
             return v, str(v), v
         if it in (11, 12):
             v = struct.unpack("<f" if it == 11 else "<d", self.take(4 if it == 11 else 8, name))[0]
+            if not math.isfinite(v):
+                return repr(v), repr(v), None  # JSON has no NaN or infinity
             return v, repr(v), None
         if it == 13:
             v = struct.unpack("<i", self.take(4, name))[0]
@@ -315,12 +318,13 @@ class _Reader:
             raw = self.take(2 * length, name).decode("utf-16-le", errors="replace")
             return raw.split("\0", 1)[0]
         end = self.pos
-        while True:
-            if end + 2 > len(self.data):
+        while True:  # the first NUL code unit: a 00 00 pair at an even distance
+            end = self.data.find(b"\0\0", end)
+            if end < 0:
                 raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-            if self.data[end] == 0 and self.data[end + 1] == 0:
+            if not (end - self.pos) & 1:
                 break
-            end += 2
+            end += 1
         s = self.data[self.pos : end].decode("utf-16-le", errors="replace")
         self.pos = end + 2
         return s
@@ -510,6 +514,15 @@ def run(args: argparse.Namespace) -> int:
                     "version": rec.version,
                     "error": str(e),
                 }
+            item["descriptor"] = {
+                "id": rec.id,
+                "version": rec.version,
+                "channel": rec.channel,
+                "level": rec.level,
+                "opcode": rec.opcode,
+                "task": rec.task,
+                "keyword": f"0x{rec.keyword:016X}",
+            }
             item["timestamp"] = filetime_text(rec.timestamp)
             item["process_id"] = rec.process_id
             item["thread_id"] = rec.thread_id

@@ -340,3 +340,10 @@ def test_blob_metadata_decodes_like_the_manifest(decoder: Decoder, tmp_path: Pat
     (item,) = json.loads(out.read_text(encoding="utf-8"))
     assert item["message"] == "5 / Red / Read | Write"
     assert item["fields"]["pairs"] == [{"k": 3, "v": "x"}]
+
+
+def test_non_finite_floats_stay_json(decoder: Decoder) -> None:
+    payload = bytes(34) + struct.pack("<fd", float("nan"), float("-inf")) + struct.pack("<i", 0)
+    ev = decoder.decode(GUID, 1, 0, payload)
+    assert (ev.fields["f"], ev.fields["d"]) == ("nan", "-inf")
+    json.loads(json.dumps(ev.to_json(), allow_nan=False))
