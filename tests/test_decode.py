@@ -343,7 +343,7 @@ def test_blob_metadata_decodes_like_the_manifest(decoder: Decoder, tmp_path: Pat
 
 
 def test_non_finite_floats_stay_json(decoder: Decoder) -> None:
-    payload = bytes(34) + struct.pack("<fd", float("nan"), float("-inf")) + struct.pack("<i", 0)
+    payload = bytes(42) + struct.pack("<fd", float("nan"), float("-inf")) + struct.pack("<i", 0)
     ev = decoder.decode(GUID, 1, 0, payload)
     assert (ev.fields["f"], ev.fields["d"]) == ("nan", "-inf")
     json.loads(json.dumps(ev.to_json(), allow_nan=False))
