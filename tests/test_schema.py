@@ -23,7 +23,7 @@ from etwmc.schema import load_schema, schema_diagnostics, schema_path
 
 INVALID = Path(__file__).resolve().parent / "manifests" / "invalid"
 FIXTURES = sorted(INVALID.glob("schema_*.man"))
-EXPECT = re.compile(r"<!-- expect: (ETW\d{3}) -->")
+EXPECT = re.compile(r"<!-- expect: ((?:ETW\d{3}\s*)+)-->")  # one or more codes per line
 XS = "{http://www.w3.org/2001/XMLSchema}"
 
 VALID = """<?xml version="1.0" encoding="UTF-8"?>
@@ -177,7 +177,10 @@ def test_every_fixture_kind_is_present() -> None:
 def test_fixture_reports_each_marked_line(path: Path) -> None:
     lines = path.read_text().splitlines()
     expected = sorted(
-        (number, m.group(1)) for number, text in enumerate(lines, 1) for m in EXPECT.finditer(text)
+        (number, found)
+        for number, text in enumerate(lines, 1)
+        for m in EXPECT.finditer(text)
+        for found in m.group(1).split()
     )
     assert expected, f"{path.name} marks no expected diagnostic"
     doc = _doc(path)
