@@ -481,13 +481,20 @@ def _describe(slot: _Slot) -> str:
     return f"'{slot[1]}' {t.qname if t else slot[2]}{extra}"
 
 
-def _layout_change(old: tuple[_Slot, ...], new: tuple[_Slot, ...]) -> str:
+def _layout_change(old: tuple[_Slot, ...], new: tuple[_Slot, ...], inside: str = "") -> str:
+    """The first difference, in words (``struct 'S' member 2 was ..., is now ...``)."""
+    what = f"{inside}member" if inside else "field"
     for k, (a, b) in enumerate(zip(old, new, strict=False)):
-        if a != b:
-            return f"field {k + 1} was {_describe(a)}, is now {_describe(b)}"
+        if a == b:
+            continue
+        if a[0] == b[0] == "struct" and a[1:4] == b[1:4]:
+            members_a, members_b = a[4], b[4]
+            assert isinstance(members_a, tuple) and isinstance(members_b, tuple)
+            return _layout_change(members_a, members_b, f"struct '{a[1]}' ")
+        return f"{what} {k + 1} was {_describe(a)}, is now {_describe(b)}"
     if len(new) > len(old):
-        return f"field {len(old) + 1} {_describe(new[len(old)])} was added to an existing version"
-    return f"field {len(new) + 1} {_describe(old[len(new)])} was removed"
+        return f"{what} {len(old) + 1} {_describe(new[len(old)])} was added to an existing version"
+    return f"{what} {len(new) + 1} {_describe(old[len(new)])} was removed"
 
 
 def _fields(t: Template | None) -> list[Field]:

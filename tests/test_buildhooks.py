@@ -200,6 +200,18 @@ def test_hatch_editable_generates_in_place(tmp_path: Path, plugin_path: str) -> 
     _check_used(result, project / "src")
 
 
+def test_hatch_sdist_ships_the_manifest_not_outputs(tmp_path: Path, plugin_path: str) -> None:
+    import tarfile
+
+    project = _copy_example("hatch-package", tmp_path)
+    proc = _backend(project, "hatchling.build", "build_sdist", plugin_path)
+    sdist = _wheel(proc, project)
+    with tarfile.open(sdist) as t:
+        names = t.getnames()
+    assert any(n.endswith("src/acme_widget/widget.man") for n in names)
+    assert not any("_etw" in n for n in names)
+
+
 BROKEN = ('template="T_Spin"', 'template="T_Missing"')
 
 

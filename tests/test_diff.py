@@ -466,3 +466,26 @@ def test_cli_bad_inputs_are_diagnostics(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["diff", str(tmp_path / "missing.man"), str(good)]) == 1
     out = capsys.readouterr()
     assert "Traceback" not in out.out + out.err
+
+
+STRUCT_BASE = BASE.replace(
+    '<data name="Mask" inType="win:UInt32" map="Flags"/>',
+    '<data name="Mask" inType="win:UInt32" map="Flags"/>'
+    '<struct name="Pair"><data name="A" inType="win:UInt8"/>'
+    '<data name="B" inType="win:UInt16"/></struct>',
+)
+
+
+def test_layout_message_names_the_struct_member(tmp_path: Path) -> None:
+    old = _write(tmp_path, "old.man", STRUCT_BASE)
+    new = _write(
+        tmp_path,
+        "new.man",
+        STRUCT_BASE.replace('name="B" inType="win:UInt16"', 'name="B" inType="win:UInt32"'),
+    )
+    o, _ = load(old)
+    n, _ = load(new)
+    assert o is not None and n is not None
+    diags = diff_manifests(o, n)
+    assert [d.code for d in diags] == ["ETW711"]
+    assert "struct 'Pair' member 2 was 'B' win:UInt16, is now 'B' win:UInt32" in diags[0].message
