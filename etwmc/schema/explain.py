@@ -48,6 +48,7 @@ E_SCHEMA = code("ETW199", Severity.ERROR, "the manifest does not match etwmc's s
 _MESSAGE = re.compile(
     r"^Element '(?P<elem>[^']*)'(?:, attribute '(?P<attr>[^']*)')?: (?P<text>.*)$", re.S
 )
+_XSI_TYPE = "{http://www.w3.org/2001/XMLSchema-instance}type"
 _UNDECLARED = "has no corresponding namespace declaration in scope"
 # An approximation of XML's QName for wording messages (libxml2 made the decision).
 _NCNAME = r"[^\W\d][\w.-]*"
@@ -398,6 +399,9 @@ class Explainer:
             what = f"the value '{value.strip()}' of {_show(elem)}"
         span = self.doc.span(elem, _attr_name(elem, attr) if attr else None)
         c, message, hint = _word_value(type_name, what, value, self.index)
+        if attr == _XSI_TYPE:
+            c, message = E_BAD_VALUE, f"{what} tries to give the element another type"
+            hint = "remove xsi:type; manifest elements have fixed types"
         if c is None:
             c, message = E_BAD_VALUE, f"{what} is not valid: {_clean(text)}"
         self.out.append(
