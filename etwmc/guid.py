@@ -105,7 +105,7 @@ def guid_hint(manifest: Manifest) -> list[Diagnostic]:
                 N_HAND_MADE_GUID,
                 p.span,
                 f"provider '{p.name}' has GUID {{{p.guid}}}, which looks typed by hand; "
-                "another product that typed the same pattern would share its sessions",
+                "any other provider that uses the same pattern collides with it in trace sessions",
                 hint=hint,
                 attr="guid",
             )
