@@ -347,3 +347,25 @@ def test_non_finite_floats_stay_json(decoder: Decoder) -> None:
     ev = decoder.decode(GUID, 1, 0, payload)
     assert (ev.fields["f"], ev.fields["d"]) == ("nan", "-inf")
     json.loads(json.dumps(ev.to_json(), allow_nan=False))
+
+
+SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "golden" / "samples"
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/golden is not available")
+def test_decode_with_microsoft_metadata() -> None:
+    """Service Control Manager event 7000 (services.wevt): two strings, then a binary
+    blob whose length is the preceding __binLength field."""
+    from etwmc.wevt.reader import read_wevt
+
+    dec = Decoder(read_wevt((SAMPLES / "services.wevt").read_bytes()))
+    scm = uuid.UUID("555908d1-a6d7-4695-8e1e-26931d2012f4")
+    payload = utf16z("Spooler") + utf16z("%%1053") + struct.pack("<I", 2) + b"\x05\x00"
+    ev = dec.decode(scm, 7000, 0, payload)
+    assert ev.provider == "Service Control Manager"
+    assert ev.keywords == ("win:EventlogClassic",)
+    assert ev.fields == {
+        "param1": "Spooler", "param2": "%%1053", "__binLength": 2, "BinaryData": "0x0500",
+    }  # fmt: skip
+    with pytest.raises(DecodeError, match="event 7000 v0: field 'BinaryData'"):
+        dec.decode(scm, 7000, 0, payload[:-1])
