@@ -16,6 +16,8 @@
 * Every ``<data>`` and ``<struct>`` has a non-empty name (it names the event field).
 * A template used by a ``<filter>`` describes filter data: no UserData, structs, arrays
   or maps (warnings: mc documents these limits but etwmc can still write the rest).
+  mc also documents an explicit outType for each item, but compiles filter templates
+  without one, so that is not reported.
 """
 
 from __future__ import annotations
@@ -217,15 +219,14 @@ def filter_templates(m: Manifest) -> Iterator[Diagnostic]:
                     hint="filter templates describe plain data items",
                 )
             for item in t.items:
-                what = (
-                    "is a struct"
-                    if isinstance(item, Struct)
-                    else (
-                        "is an array"
-                        if item.count is not None
-                        else "has a map" if item.map is not None else None
-                    )
-                )
+                if isinstance(item, Struct):
+                    what: str | None = "is a struct"
+                elif item.count is not None:
+                    what = "is an array"
+                elif item.map is not None:
+                    what = "has a map"
+                else:
+                    what = None
                 if what:
                     yield diag(
                         W_FILTER_TEMPLATE,
