@@ -489,6 +489,9 @@ def run(args: argparse.Namespace) -> int:
     """``etwmc decode``: decode an event file to JSON (exit 1 if any event fails)."""
     from .runtime.eventfile import EventFileError, read_events
 
+    if bool(args.manifest) == bool(args.wevt):
+        print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
+        return 2
     manifest = _load_metadata(args)
     if manifest is None:
         return 1
@@ -543,11 +546,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load_metadata(args: argparse.Namespace) -> Manifest | None:
-    if bool(args.manifest) == bool(args.wevt):
-        print(
-            "etwmc: decode needs exactly one of --manifest MAN or --wevt TEMP.BIN", file=sys.stderr
-        )
-        return None
     if args.manifest:
         from .diagnostics import render_text
         from .validate import check_file

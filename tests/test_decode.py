@@ -369,3 +369,22 @@ def test_decode_with_microsoft_metadata() -> None:
     }  # fmt: skip
     with pytest.raises(DecodeError, match="event 7000 v0: field 'BinaryData'"):
         dec.decode(scm, 7000, 0, payload[:-1])
+
+
+def test_decode_cli_usage_and_bad_inputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from etwmc.cli import main
+
+    events = tmp_path / "e.ev"
+    events.write_bytes(b"not an event file")
+    assert main(["decode", str(events)]) == 2
+    assert "exactly one of --manifest" in capsys.readouterr().err
+    blob = tmp_path / "t.bin"
+    blob.write_bytes(b"CRIM")
+    assert main(["decode", str(events), "--wevt", str(blob)]) == 1
+    assert "CRIM size" in capsys.readouterr().err
+    blob.write_bytes(b"CRIM" + struct.pack("<IHHI", 16, 5, 1, 0) + b"\0\0")
+    assert main(["decode", str(events), "--wevt", str(blob)]) == 1
+    err = capsys.readouterr().err
+    assert "bad magic" in err and "Traceback" not in err
