@@ -19,6 +19,13 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
 - A v3 blob stores no provider name: it reads as ``Provider_<guid>``.
 - Prefixed names (``ns1:Level``) keep their prefix; the namespace URI is not stored,
   so they resolve to ``urn:etwmc:prefix:<prefix>``.
+- UserData formatting is not stored but the template id hashes it: the usual layouts
+  (one child per line, with or without spaces around ``%n``) are tried against the
+  stored id and the matching one is kept.
+- Not stored at all, so absent from the model: symbols (a provider's is derived from
+  its name), file names, ``notLogged``, channel isolation/access/enabled, traits
+  ``includeName``, and descriptor values of an event that has no matching entry (e.g.
+  an opcode value with no OPCO entry in some Microsoft-built blobs).
 """
 
 from __future__ import annotations
