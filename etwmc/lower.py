@@ -97,9 +97,10 @@ def parse_int(text: str | None) -> int | None:
     try:
         if t[:2] in ("0x", "0X"):
             return int(t[2:], 16) if t[2:] else None
-        if not t or not t.isdigit():
+        digits = t[1:] if t[:1] == "+" else t  # xs:unsignedInt allows a leading plus
+        if not digits.isascii() or not digits.isdigit():
             return None
-        return int(t, 10)
+        return int(digits, 10)
     except ValueError:
         return None
 
