@@ -1,9 +1,9 @@
 """``etwmc diff OLD NEW``: the changes between two versions of a manifest that break
 decoders or consumers (what mc's baseline check, ``-s``/``-t``, is for).
 
-Either side is a manifest or a compiled WEVT_TEMPLATE blob (``<base>TEMP.BIN``,
-recognised by its ``CRIM`` signature), so a project can keep the blob of its last
-release as the baseline.
+Either side is a manifest, a compiled WEVT_TEMPLATE blob (``<base>TEMP.BIN``,
+recognised by its ``CRIM`` signature) or a provider's resource DLL (its WEVT_TEMPLATE
+resource), so a project can keep the blob or DLL of its last release as the baseline.
 
 Rules.  Providers are matched by GUID, then by name.  Within a provider, events are
 matched by (id, version); keywords, levels, tasks, opcodes, channels and maps by name.
@@ -24,8 +24,8 @@ value, new name).
 Notes (ETW750-ETW769), safe changes: new providers, events, event versions, keywords,
 levels, tasks, opcodes, channels, maps, map values; new or changed strings.
 
-What a blob does not store is not compared: channel types, string texts (a blob has
-no message tables), the provider name of a CRIM 3.1 blob.
+What a blob does not store is not compared: channel types, strings, the provider name
+of a CRIM 3.1 blob.
 """
 
 from __future__ import annotations
@@ -115,6 +115,8 @@ def load(path: str | Path) -> tuple[Side | None, list[Diagnostic]]:
         head = b""  # the manifest reader reports the problem with its own code
     if head == b"CRIM":
         return _load_blob(p)
+    if head[:2] == b"MZ":
+        return _load_dll(p)
     from .validate import check_file
 
     checked = check_file(p)
@@ -124,14 +126,31 @@ def load(path: str | Path) -> tuple[Side | None, list[Diagnostic]]:
     return Side(checked.manifest), errors
 
 
-def _load_blob(path: Path) -> tuple[Side | None, list[Diagnostic]]:
+def _load_blob(path: Path, data: bytes | None = None) -> tuple[Side | None, list[Diagnostic]]:
     from .wevt.reader import read_wevt
 
     try:
-        manifest = read_wevt(path.read_bytes(), path=str(path))
+        blob = path.read_bytes() if data is None else data
+        manifest = read_wevt(blob, path=str(path))
     except (ValueError, OSError) as e:  # WevtError is a ValueError
         return None, [diag(E_BASELINE, Span(str(path)), f"cannot read the WEVT_TEMPLATE blob: {e}")]
     return Side(manifest, from_blob=True), []
+
+
+def _load_dll(path: Path) -> tuple[Side | None, list[Diagnostic]]:
+    """A provider's resource DLL: its WEVT_TEMPLATE resource is the baseline."""
+    from .pe import WEVT_TEMPLATE, read_resources
+
+    try:
+        resources = read_resources(path.read_bytes())
+    except (ValueError, OSError) as e:  # ResourceError is a ValueError
+        return None, [diag(E_BASELINE, Span(str(path)), f"cannot read the DLL's resources: {e}")]
+    blobs = [
+        data for (rtype, _, _), data in sorted(resources.items(), key=str) if rtype == WEVT_TEMPLATE
+    ]
+    if not blobs:
+        return None, [diag(E_BASELINE, Span(str(path)), "the DLL has no WEVT_TEMPLATE resource")]
+    return _load_blob(path, blobs[0])
 
 
 # --------------------------------------------------------------------------- comparing
@@ -165,7 +184,8 @@ def diff_manifests(old: Side | Manifest, new: Side | Manifest) -> list[Diagnosti
     for np_ in n.manifest.providers:
         if id(np_) not in matched_new:
             out.add(N_PROVIDER_ADDED, np_.span, f"new provider '{np_.name}' {{{np_.guid}}}")
-    if o.manifest.resources and n.manifest.resources:
+    # A blob's string ids are made up from message ids: only manifests compare strings.
+    if not (o.from_blob or n.from_blob):
         _strings(out, o.manifest, n.manifest)
     return finalize(out.diags)
 

@@ -273,6 +273,97 @@ def build_resource_dll(resources: Mapping[ResourceKey, bytes]) -> bytes:
     return bytes(image)
 
 
+# --------------------------------------------------------------------------- reading
+
+_MAX_ENTRIES: Final = 65536  # real resource DLLs hold a handful
+
+
+def read_resources(image: bytes) -> dict[ResourceKey, bytes]:
+    """The resources of a PE image (PE32 or PE32+), keyed like :func:`build_resource_dll`.
+
+    Enough of a reader to take the WEVT_TEMPLATE and message tables back out of a
+    provider DLL.  Raises :class:`ResourceError` when the image is not a PE file or its
+    resource section is malformed.
+    """
+    data = memoryview(image)
+
+    def u16(at: int) -> int:
+        if at < 0 or at + 2 > len(data):
+            raise ResourceError(f"the PE image ends before offset {at:#x}")
+        return int.from_bytes(data[at : at + 2], "little")
+
+    def u32(at: int) -> int:
+        if at < 0 or at + 4 > len(data):
+            raise ResourceError(f"the PE image ends before offset {at:#x}")
+        return int.from_bytes(data[at : at + 4], "little")
+
+    if bytes(data[:2]) != b"MZ":
+        raise ResourceError("not a PE image (no MZ header)")
+    pe = u32(0x3C)
+    if bytes(data[pe : pe + 4]) != b"PE\0\0":
+        raise ResourceError("not a PE image (no PE signature)")
+    sections, opt_size = u16(pe + 6), u16(pe + 20)
+    opt = pe + 24
+    magic = u16(opt)
+    if magic not in (0x10B, 0x20B):
+        raise ResourceError(f"unknown optional-header magic {magic:#x}")
+    dirs = opt + (96 if magic == 0x10B else 112)
+    if u32(dirs - 4) <= _DIRECTORY_RESOURCE:
+        return {}
+    rsrc_rva, rsrc_size = (
+        u32(dirs + 8 * _DIRECTORY_RESOURCE),
+        u32(dirs + 8 * _DIRECTORY_RESOURCE + 4),
+    )
+    if rsrc_rva == 0 or rsrc_size == 0:
+        return {}
+    table = opt + opt_size
+    spans = []
+    for i in range(sections):
+        at = table + 40 * i
+        vsize, vaddr, raw_size, raw_ptr = u32(at + 8), u32(at + 12), u32(at + 16), u32(at + 20)
+        spans.append((vaddr, max(vsize, raw_size), raw_ptr, raw_size))
+
+    def offset(rva: int, size: int) -> int:
+        for vaddr, vlen, raw_ptr, raw_size in spans:
+            if vaddr <= rva and rva + size <= vaddr + min(vlen, raw_size):
+                return raw_ptr + (rva - vaddr)
+        raise ResourceError(f"RVA {rva:#x} (+{size}) lies outside the file's sections")
+
+    base = offset(rsrc_rva, 16)
+
+    def name(field: int) -> ResId:
+        if not field & _HIGH_BIT:
+            return field & 0xFFFF
+        at = base + (field & ~_HIGH_BIT)
+        n = u16(at)
+        return bytes(data[at + 2 : at + 2 + 2 * n]).decode("utf-16-le", "replace")
+
+    budget = [_MAX_ENTRIES]  # entries over all directories: a crafted tree stays cheap
+
+    def entries(at: int) -> list[tuple[ResId, int]]:
+        count = u16(at + 12) + u16(at + 14)
+        budget[0] -= count
+        if budget[0] < 0:
+            raise ResourceError(f"the resource directories hold more than {_MAX_ENTRIES} entries")
+        return [(name(u32(at + 16 + 8 * i)), u32(at + 20 + 8 * i)) for i in range(count)]
+
+    def subdir(target: int) -> int:
+        if not target & _HIGH_BIT:
+            raise ResourceError("a resource directory entry is a leaf where a folder belongs")
+        return base + (target & ~_HIGH_BIT)
+
+    out: dict[ResourceKey, bytes] = {}
+    for rtype, t in entries(base):
+        for rname, n in entries(subdir(t)):
+            for lang, leaf in entries(subdir(n)):
+                if leaf & _HIGH_BIT or not isinstance(lang, int):
+                    raise ResourceError("a resource language entry is not a data leaf")
+                rva, size = u32(base + leaf), u32(base + leaf + 4)
+                start = offset(rva, size)
+                out[(rtype, rname, lang)] = bytes(data[start : start + size])
+    return out
+
+
 # --------------------------------------------------------------------------- events
 
 

@@ -489,3 +489,24 @@ def test_layout_message_names_the_struct_member(tmp_path: Path) -> None:
     diags = diff_manifests(o, n)
     assert [d.code for d in diags] == ["ETW711"]
     assert "struct 'Pair' member 2 was 'B' win:UInt16, is now 'B' win:UInt32" in diags[0].message
+
+
+def test_resource_dll_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from etwmc.pe import resource_dll
+    from etwmc.validate import check_file
+
+    old_man = _write(tmp_path, "old.man", BASE)
+    checked = check_file(old_man)
+    assert checked.manifest is not None
+    dll = tmp_path / "widget.dll"
+    dll.write_bytes(resource_dll(checked.manifest))
+    same = _write(tmp_path, "same.man", BASE)
+    assert _codes(dll, same) == set()
+    new = _write(tmp_path, "new.man", _mutate([('level="win:Informational"', 'level="win:Error"')]))
+    assert _codes(dll, new) == {"ETW712"}
+    not_events = tmp_path / "other.dll"
+    from etwmc.pe import build_resource_dll
+
+    not_events.write_bytes(build_resource_dll({(16, 1, 0x409): b"version"}))
+    assert main(["diff", str(not_events), str(same)]) == 1
+    assert "no WEVT_TEMPLATE resource" in capsys.readouterr().out

@@ -263,3 +263,58 @@ def test_dll_name_follows_resource_file_name() -> None:
     differ = Manifest(path="m", providers=(provider("a.dll"), provider("b.dll")))
     assert dll_name(differ, "m.dll") == "m.dll"
     assert dll_name(Manifest(path="m"), "m.dll") == "m.dll"
+
+
+def test_read_resources_round_trip_and_agrees_with_pefile() -> None:
+    from etwmc.pe import read_resources
+
+    res = {
+        (WEVT_TEMPLATE, 1, 0x407): b"CRIM" + bytes(range(50)),
+        (RT_MESSAGETABLE, 1, 0x409): b"\x01" * 13,
+        (RT_MESSAGETABLE, 1, 0x407): b"\x02" * 7,
+        ("OTHER", "NAME", 0): b"",
+    }
+    dll = build_resource_dll(res)
+    assert read_resources(dll) == res
+    assert read_resources(dll) == _read_resources(dll)
+
+
+def test_read_resources_of_a_mingw_dll(tmp_path: Path) -> None:
+    """A DLL from the GNU toolchain (sections other than .rsrc, a real DOS stub)."""
+    windres = shutil.which("x86_64-w64-mingw32-windres")
+    gcc = shutil.which("x86_64-w64-mingw32-gcc")
+    if windres is None or gcc is None:
+        pytest.skip("mingw-w64 is not installed")
+    from etwmc.pe import read_resources
+
+    (tmp_path / "t.bin").write_bytes(b"CRIM-test")
+    (tmp_path / "m.bin").write_bytes(b"\x00\x00\x00\x00")
+    (tmp_path / "x.rc").write_text(
+        'LANGUAGE 0x9,0x1\r\n1 11 "m.bin"\r\n1 WEVT_TEMPLATE "t.bin"\r\n'
+    )
+    subprocess.run([windres, "-i", "x.rc", "-O", "coff", "-o", "x.o"], cwd=tmp_path, check=True)
+    subprocess.run(
+        [gcc, "-shared", "-nostdlib", "-Wl,--entry=0", "-o", "x.dll", "x.o"],
+        cwd=tmp_path,
+        check=True,
+    )
+    got = read_resources((tmp_path / "x.dll").read_bytes())
+    assert got == {(WEVT_TEMPLATE, 1, 0x409): b"CRIM-test", (11, 1, 0x409): b"\x00" * 4}
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda b: b"ZZ" + b[2:],
+        lambda b: b[:0x40] + b"XX" + b[0x42:],
+        lambda b: b[:0x200],
+        lambda b: b[: 0x200 + 12] + b"\xff\xff\xff\xff" + b[0x200 + 16 :],
+    ],
+)
+def test_read_resources_rejects_broken_images(mutate: object) -> None:
+    from etwmc.pe import read_resources
+
+    dll = build_resource_dll({(RT_MESSAGETABLE, 1, 0x409): b"x" * 40})
+    assert callable(mutate)
+    with pytest.raises(ResourceError):
+        read_resources(mutate(dll))
