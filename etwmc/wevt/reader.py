@@ -288,7 +288,7 @@ class _Builder:
                     value=c.value,
                     message=self.sid(c.message_id, f"channel.{_ident(c.name)}"),
                     isolation=win.isolation if win else None,
-                    imported=imported,
+                    imported=imported and k not in unlisted,  # as lowering models them
                     index=None if k in unlisted else k,
                     builtin=win is not None and k in unlisted,
                     span=self.span,
