@@ -313,3 +313,21 @@ def dissect_check(blob: bytes, label: str) -> None:
 def test_dissect_eventlog_reads_the_goldens() -> None:
     for path in golden_blobs() + [SAMPLES / "services.wevt", SAMPLES / "mpengine_etw.wevt"]:
         dissect_check(path.read_bytes(), path.name)
+
+
+def test_winmeta_channel_named_without_listing() -> None:
+    # ImportChannels.man lists five channels and names TraceLogging directly on event 6:
+    # mc appends it to CHAN but gives its events no channel keyword bit.
+    m = read_wevt((ETK / "ImportChannels.wevt.v5.bin").read_bytes())
+    p = m.providers[0]
+    listed = [(c.name, c.index, c.imported) for c in p.channels if c.index is not None]
+    assert listed == [("P1/MainChannel", 0, False), ("Security", 1, True),
+                      ("Application", 2, True), ("System", 3, True), ("TraceClassic", 4, True)]  # fmt: skip
+    ev6 = next(e for e in p.events if e.value == 6)
+    assert ev6.channel is not None
+    assert (ev6.channel.name, ev6.channel.index, ev6.channel.builtin) == (
+        "TraceLogging",
+        None,
+        True,
+    )
+    assert ev6.channel.value == 11 and ev6.channel.keyword_bit == 0
