@@ -321,8 +321,13 @@ def test_winmeta_channel_named_without_listing() -> None:
     m = read_wevt((ETK / "ImportChannels.wevt.v5.bin").read_bytes())
     p = m.providers[0]
     listed = [(c.name, c.index, c.imported) for c in p.channels if c.index is not None]
-    assert listed == [("P1/MainChannel", 0, False), ("Security", 1, True),
-                      ("Application", 2, True), ("System", 3, True), ("TraceClassic", 4, True)]  # fmt: skip
+    assert listed == [
+        ("P1/MainChannel", 0, False),
+        ("Security", 1, True),
+        ("Application", 2, True),
+        ("System", 3, True),
+        ("TraceClassic", 4, True),
+    ]
     ev6 = next(e for e in p.events if e.value == 6)
     assert ev6.channel is not None
     assert (ev6.channel.name, ev6.channel.index, ev6.channel.builtin) == (
