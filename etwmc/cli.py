@@ -33,9 +33,13 @@ def _add_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "*.man, *.xml and *.manifest) and report every problem found.",
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="manifest files or folders")
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
     p.add_argument("--werror", action="store_true", help="treat warnings as errors")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     p.add_argument(
         "--list-codes", action="store_true", help="print every diagnostic code as a Markdown table"
@@ -52,10 +56,18 @@ def _add_compile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "that links them.  Outputs are written all-or-nothing.",
     )
     p.add_argument("manifest", help="the manifest to compile")
-    p.add_argument("-o", "--output-dir", default=".", metavar="DIR", help="output folder (default: .)")
-    p.add_argument("-z", "--base", metavar="BASE", help="base name of outputs (default: the manifest's)")
     p.add_argument(
-        "--wevt-version", type=int, choices=(3, 5), default=5, help="WEVT_TEMPLATE version (default: 5)"
+        "-o", "--output-dir", default=".", metavar="DIR", help="output folder (default: .)"
+    )
+    p.add_argument(
+        "-z", "--base", metavar="BASE", help="base name of outputs (default: the manifest's)"
+    )
+    p.add_argument(
+        "--wevt-version",
+        type=int,
+        choices=(3, 5),
+        default=5,
+        help="WEVT_TEMPLATE version (default: 5)",
     )
     p.add_argument("--module", metavar="NAME", help="name of the generated Python module")
     p.add_argument("--no-python", action="store_true", help="write only the binary outputs")

@@ -102,7 +102,9 @@ def diag(
     attr: str | None = None,
     severity: Severity | None = None,
 ) -> Diagnostic:
-    return Diagnostic(c.id, severity if severity is not None else c.severity, span, message, hint, attr)
+    return Diagnostic(
+        c.id, severity if severity is not None else c.severity, span, message, hint, attr
+    )
 
 
 def finalize(diags: Iterable[Diagnostic], *, werror: bool = False) -> list[Diagnostic]:
@@ -132,10 +134,10 @@ def summary_line(diags: Sequence[Diagnostic], files: int) -> str:
     def plural(n: int, word: str) -> str:
         return f"{n} {word}{'' if n == 1 else 's'}"
 
-    return (
-        f"{plural(counts[Severity.ERROR], 'error')}, {plural(counts[Severity.WARNING], 'warning')}, "
-        f"{plural(counts[Severity.NOTE], 'note')} in {plural(files, 'file')}"
-    )
+    errors = plural(counts[Severity.ERROR], "error")
+    warnings = plural(counts[Severity.WARNING], "warning")
+    notes = plural(counts[Severity.NOTE], "note")
+    return f"{errors}, {warnings}, {notes} in {plural(files, 'file')}"
 
 
 # --------------------------------------------------------------------------- renderers
@@ -187,9 +189,7 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
                 "id": c,
                 "name": c,
                 "shortDescription": {"text": summary},
-                "defaultConfiguration": {
-                    "level": _SARIF_LEVEL[reg.severity] if reg else "error"
-                },
+                "defaultConfiguration": {"level": _SARIF_LEVEL[reg.severity] if reg else "error"},
             }
         )
     results = []

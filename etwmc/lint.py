@@ -125,7 +125,9 @@ def all_codes() -> list[tuple[str, str, str]]:
     from . import rules
 
     rules._load()
-    return [(c.id, c.severity.label, c.summary) for c in sorted(REGISTRY.values(), key=lambda c: c.id)]
+    return [
+        (c.id, c.severity.label, c.summary) for c in sorted(REGISTRY.values(), key=lambda c: c.id)
+    ]
 
 
 def codes_table() -> str:

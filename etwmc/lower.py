@@ -25,11 +25,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from types import MappingProxyType
+from typing import TypeVar
 
 from lxml import etree
 
 from . import winmeta as wm
-from .diagnostics import Diagnostic, Severity, code, diag
+from .diagnostics import Code, Diagnostic, Severity, code, diag
 from .model import (
     Channel,
     Event,
@@ -63,7 +64,9 @@ E_UNKNOWN_TASK = code("ETW402", Severity.ERROR, "an event references an undefine
 E_UNKNOWN_OPCODE = code("ETW403", Severity.ERROR, "an event references an undefined opcode")
 E_UNKNOWN_KEYWORD = code("ETW404", Severity.ERROR, "an event references an undefined keyword")
 E_UNKNOWN_CHANNEL = code("ETW405", Severity.ERROR, "an event references an undefined channel")
-E_UNKNOWN_TEMPLATE = code("ETW406", Severity.ERROR, "an event or filter references an undefined template")
+E_UNKNOWN_TEMPLATE = code(
+    "ETW406", Severity.ERROR, "an event or filter references an undefined template"
+)
 E_UNKNOWN_STRING = code(
     "ETW408", Severity.ERROR, "a message references a string the primary culture does not define"
 )
@@ -142,8 +145,7 @@ class _Builtins:
 
     def __init__(self) -> None:
         self.levels = {
-            k: Level(name=v.name, qname=(wm.WIN_NS, k), value=v.value, builtin=True,
-                     message=None)
+            k: Level(name=v.name, qname=(wm.WIN_NS, k), value=v.value, builtin=True, message=None)
             for k, v in wm.LEVELS.items()
         }
         self.opcodes = {
@@ -159,8 +161,14 @@ class _Builtins:
             for k, v in wm.KEYWORDS.items()
         }
         self.channels = {
-            k: Channel(name=v.name, chid=v.name, type=v.type, value=v.value, builtin=True,
-                       isolation=v.isolation)
+            k: Channel(
+                name=v.name,
+                chid=v.name,
+                type=v.type,
+                value=v.value,
+                builtin=True,
+                isolation=v.isolation,
+            )
             for k, v in wm.CHANNELS.items()
         }
 
@@ -179,11 +187,15 @@ class _Lowerer:
 
     # -- helpers ---------------------------------------------------------------
 
-    def error(self, c: object, elem: etree._Element, msg: str, *, attr: str | None = None,
-              hint: str | None = None) -> None:
-        from .diagnostics import Code
-
-        assert isinstance(c, Code)
+    def error(
+        self,
+        c: Code,
+        elem: etree._Element,
+        msg: str,
+        *,
+        attr: str | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.diags.append(diag(c, self.doc.span(elem, attr), msg, attr=attr, hint=hint))
 
     def qname(self, elem: etree._Element, text: str, attr: str) -> QName:
@@ -201,10 +213,13 @@ class _Lowerer:
             if prefix not in self.reported_prefixes:
                 # Once per prefix: every later use would only repeat the same fix.
                 self.reported_prefixes.add(prefix)
-                self.error(E_PREFIX, elem,
-                           f"the namespace prefix '{prefix}' in '{text}' is not declared",
-                           attr=attr,
-                           hint=f"declare it with xmlns:{prefix}=\"...\" on an enclosing element")
+                self.error(
+                    E_PREFIX,
+                    elem,
+                    f"the namespace prefix '{prefix}' in '{text}' is not declared",
+                    attr=attr,
+                    hint=f'declare it with xmlns:{prefix}="..." on an enclosing element',
+                )
             return ("prefix:" + prefix, local)
         return (uri, local)
 
@@ -214,8 +229,13 @@ class _Lowerer:
             return default
         v = parse_int(text)
         if v is None:
-            self.error(E_VALUE, elem, f"{attr}=\"{text}\" on <{_local(elem)}> is not a number",
-                       attr=attr, hint="write a decimal number or 0x followed by hex digits")
+            self.error(
+                E_VALUE,
+                elem,
+                f'{attr}="{text}" on <{_local(elem)}> is not a number',
+                attr=attr,
+                hint="write a decimal number or 0x followed by hex digits",
+            )
             return default
         return v
 
@@ -225,9 +245,13 @@ class _Lowerer:
             return None
         sid = string_ref(text)
         if sid is None:
-            self.error(E_BAD_STRREF, elem,
-                       f"{attr}=\"{text}\" is not a string-table reference",
-                       attr=attr, hint="write $(string.ID) and define ID in the <stringTable>")
+            self.error(
+                E_BAD_STRREF,
+                elem,
+                f'{attr}="{text}" is not a string-table reference',
+                attr=attr,
+                hint="write $(string.ID) and define ID in the <stringTable>",
+            )
             return None
         self.string_refs.append((sid, elem, attr))
         return sid
@@ -238,8 +262,13 @@ class _Lowerer:
             return None
         g = parse_guid(text)
         if g is None:
-            self.error(E_VALUE, elem, f"{attr}=\"{text}\" is not a GUID",
-                       attr=attr, hint="write a GUID in braces: {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}")
+            self.error(
+                E_VALUE,
+                elem,
+                f'{attr}="{text}" is not a GUID',
+                attr=attr,
+                hint="write a GUID in braces: {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}",
+            )
         return g
 
     # -- manifest --------------------------------------------------------------
@@ -247,8 +276,12 @@ class _Lowerer:
     def lower(self) -> Manifest:
         doc = self.doc
         provider_elems = [p for ev in doc.events for p in _children(ev, "provider")]
-        message_elems = [m for ev in doc.events for t in _children(ev, "messageTable")
-                         for m in _children(t, "message")]
+        message_elems = [
+            m
+            for ev in doc.events
+            for t in _children(ev, "messageTable")
+            for m in _children(t, "message")
+        ]
         # importChannel may name a channel of a provider declared later: collect the
         # defined channels of every provider first.
         for p in provider_elems:
@@ -258,12 +291,22 @@ class _Lowerer:
         messages = tuple(self.message(m) for m in message_elems)
         resources, fallback = self.localization()
         self.check_string_refs(resources)
-        return Manifest(path=doc.path, providers=tuple(providers), messages=messages,
-                        resources=resources, fallback_culture=fallback)
+        return Manifest(
+            path=doc.path,
+            providers=tuple(providers),
+            messages=messages,
+            resources=resources,
+            fallback_culture=fallback,
+        )
 
     def message(self, elem: etree._Element) -> Message:
-        return Message(value=self.int_attr(elem, "value", 0) or 0, message=self.msg(elem),
-                       symbol=elem.get("symbol"), mid=elem.get("mid"), span=self.doc.span(elem))
+        return Message(
+            value=self.int_attr(elem, "value", 0) or 0,
+            message=self.msg(elem),
+            symbol=elem.get("symbol"),
+            mid=elem.get("mid"),
+            span=self.doc.span(elem),
+        )
 
     def localization(self) -> tuple[tuple[Resources, ...], str | None]:
         loc = self.doc.localization
@@ -279,14 +322,23 @@ class _Lowerer:
                         continue
                     if sid in strings:
                         first = strings[sid].span
-                        self.error(E_DUP_STRING, s,
-                                   f"string id '{sid}' is defined twice in culture "
-                                   f"'{res.get('culture')}' (first at line {first.line})",
-                                   attr="id", hint="give each string a unique id")
+                        self.error(
+                            E_DUP_STRING,
+                            s,
+                            f"string id '{sid}' is defined twice in culture "
+                            f"'{res.get('culture')}' (first at line {first.line})",
+                            attr="id",
+                            hint="give each string a unique id",
+                        )
                         continue
                     strings[sid] = String(id=sid, value=s.get("value", ""), span=self.doc.span(s))
-            out.append(Resources(culture=res.get("culture", ""),
-                                 strings=MappingProxyType(strings), span=self.doc.span(res)))
+            out.append(
+                Resources(
+                    culture=res.get("culture", ""),
+                    strings=MappingProxyType(strings),
+                    span=self.doc.span(res),
+                )
+            )
         return tuple(out), loc.get("fallbackCulture")
 
     def check_string_refs(self, resources: tuple[Resources, ...]) -> None:
@@ -294,28 +346,39 @@ class _Lowerer:
             return
         if not resources:
             sid, elem, attr = self.string_refs[0]
-            self.error(E_UNKNOWN_STRING, elem,
-                       f"message references string '{sid}' but the manifest has no <localization> "
-                       "string table", attr=attr,
-                       hint="add <localization><resources culture=\"en-US\"><stringTable> with the strings")
+            self.error(
+                E_UNKNOWN_STRING,
+                elem,
+                f"message references string '{sid}' but the manifest has no <localization> "
+                "string table",
+                attr=attr,
+                hint='add <localization><resources culture="en-US"><stringTable> with the strings',
+            )
             return
         primary, others = resources[0], resources[1:]
         for sid, elem, attr in self.string_refs:
             if sid not in primary.strings:
-                self.error(E_UNKNOWN_STRING, elem,
-                           f"{attr} references string '{sid}', which culture '{primary.culture}' "
-                           "does not define", attr=attr,
-                           hint=f"add <string id=\"{sid}\" value=\"...\"/> to its <stringTable>")
+                self.error(
+                    E_UNKNOWN_STRING,
+                    elem,
+                    f"{attr} references string '{sid}', which culture '{primary.culture}' "
+                    "does not define",
+                    attr=attr,
+                    hint=f'add <string id="{sid}" value="..."/> to its <stringTable>',
+                )
         used = {sid for sid, _, _ in self.string_refs}
         for res in others:
             for sid in sorted(used):
                 if sid in primary.strings and sid not in res.strings:
-                    self.diags.append(diag(
-                        W_MISSING_STRING, res.span,
-                        f"culture '{res.culture}' lacks string '{sid}' that culture "
-                        f"'{primary.culture}' defines; the primary culture's text will not be used "
-                        "for it",
-                        hint=f"add <string id=\"{sid}\" .../> to culture '{res.culture}'"))
+                    self.diags.append(
+                        diag(
+                            W_MISSING_STRING,
+                            res.span,
+                            f"culture '{res.culture}' has no string '{sid}', which "
+                            f"'{primary.culture}' defines and the manifest uses",
+                            hint=f"add <string id=\"{sid}\" .../> to culture '{res.culture}'",
+                        )
+                    )
 
     # -- provider --------------------------------------------------------------
 
@@ -328,25 +391,34 @@ class _Lowerer:
         tasks = tuple(self.task(e) for e in _children_of(sections.get("tasks"), "task"))
         opcodes = tuple(self.opcode(e) for e in _children_of(sections.get("opcodes"), "opcode"))
         keywords = tuple(self.keyword(e) for e in _children_of(sections.get("keywords"), "keyword"))
-        maps = tuple(self.map(e) for e in _children_of(sections.get("maps"), None)
-                     if _local(e) in ("valueMap", "bitMap"))
+        maps = tuple(
+            self.map(e)
+            for e in _children_of(sections.get("maps"), None)
+            if _local(e) in ("valueMap", "bitMap")
+        )
         pmaps: list[PatternMap] = []
         nq = sections.get("namedQueries")
         if nq is not None:
             for pm in _children(nq, "patternMaps"):
                 pmaps.extend(self.pattern_map(e) for e in _children(pm, "patternMap"))
-        templates = tuple(self.template(e) for e in _children_of(sections.get("templates"), "template"))
+        templates = tuple(
+            self.template(e) for e in _children_of(sections.get("templates"), "template")
+        )
         tmpl_by_tid: dict[str, Template] = {}
         for t in templates:
             tmpl_by_tid.setdefault(t.tid, t)
         scope = _Scope(levels, tasks, opcodes, keywords, channels, tmpl_by_tid)
         events = tuple(self.event(e, scope) for e in _event_elems(sections.get("events")))
-        filters = tuple(self.filter(e, scope) for e in _children_of(sections.get("filters"), "filter"))
+        filters = tuple(
+            self.filter(e, scope) for e in _children_of(sections.get("filters"), "filter")
+        )
         traits_el = sections.get("traits")
         traits = None
         if traits_el is not None:
-            traits = Traits(group_guid=self.guid_attr(traits_el, "groupGuid"),
-                            include_name=parse_bool(traits_el.get("includeName")))
+            traits = Traits(
+                group_guid=self.guid_attr(traits_el, "groupGuid"),
+                include_name=parse_bool(traits_el.get("includeName")),
+            )
         guid = self.guid_attr(p, "guid")
         return Provider(
             name=p.get("name", ""),
@@ -360,16 +432,30 @@ class _Lowerer:
             control_guid=self.guid_attr(p, "controlGuid"),
             namespace=p.get("namespace"),
             traits=traits,
-            channels=channels, levels=levels, tasks=tasks, opcodes=opcodes, keywords=keywords,
-            maps=maps, pattern_maps=tuple(pmaps), templates=templates, events=events,
-            filters=filters, index=index, span=self.doc.span(p),
+            channels=channels,
+            levels=levels,
+            tasks=tasks,
+            opcodes=opcodes,
+            keywords=keywords,
+            maps=maps,
+            pattern_maps=tuple(pmaps),
+            templates=templates,
+            events=events,
+            filters=filters,
+            index=index,
+            span=self.doc.span(p),
         )
 
     def defined(self, elems: list[etree._Element]) -> dict[int, Channel]:
         """The provider's own channels by list position, with values assigned: given, or
         the next free value from 16 upward in declaration order."""
-        used = {v for c in elems if _local(c) == "channel"
-                for v in [parse_int(c.get("value"))] if v is not None}
+        used = {
+            v
+            for c in elems
+            if _local(c) == "channel"
+            for v in [parse_int(c.get("value"))]
+            if v is not None
+        }
         next_free = 16
         out: dict[int, Channel] = {}
         for i, c in enumerate(elems):
@@ -383,14 +469,24 @@ class _Lowerer:
                 value = next_free
                 used.add(value)
             out[i] = Channel(
-                name=c.get("name", ""), chid=c.get("chid"), type=c.get("type", ""), value=value,
-                value_given=given, symbol=c.get("symbol"), message=self.msg(c),
-                isolation=c.get("isolation"), enabled=parse_bool(c.get("enabled")),
-                access=c.get("access"), index=i, span=self.doc.span(c))
+                name=c.get("name", ""),
+                chid=c.get("chid"),
+                type=c.get("type", ""),
+                value=value,
+                value_given=given,
+                symbol=c.get("symbol"),
+                message=self.msg(c),
+                isolation=c.get("isolation"),
+                enabled=parse_bool(c.get("enabled")),
+                access=c.get("access"),
+                index=i,
+                span=self.doc.span(c),
+            )
         return out
 
-    def channels(self, section: etree._Element | None, *, collect_only: bool = False
-                 ) -> tuple[Channel, ...]:
+    def channels(
+        self, section: etree._Element | None, *, collect_only: bool = False
+    ) -> tuple[Channel, ...]:
         if section is None:
             return ()
         elems = [c for c in _children(section) if _local(c) in ("channel", "importChannel")]
@@ -410,66 +506,144 @@ class _Lowerer:
             chid = c.get("chid")
             # win: channels take precedence; then another provider's channel whose name
             # or chid is this import's name, then its chid.
-            src = (BUILTINS.channels.get(name) or self.defined_channels.get(name)
-                   or (self.defined_channels.get(chid) if chid else None))
+            src = (
+                BUILTINS.channels.get(name)
+                or self.defined_channels.get(name)
+                or (self.defined_channels.get(chid) if chid else None)
+            )
             if src is None:
-                self.error(E_UNKNOWN_IMPORT, c,
-                           f"importChannel name=\"{name}\" names neither a win: channel nor a "
-                           "channel defined by a provider in this manifest", attr="name",
-                           hint="import one of " + ", ".join(wm.CHANNELS))
-                out.append(Channel(name=name, chid=c.get("chid"), type="Operational", value=0,
-                                   imported=True, index=i, symbol=c.get("symbol"),
-                                   span=self.doc.span(c)))
+                self.error(
+                    E_UNKNOWN_IMPORT,
+                    c,
+                    f'importChannel name="{name}" names neither a win: channel nor a '
+                    "channel defined by a provider in this manifest",
+                    attr="name",
+                    hint="import one of " + ", ".join(wm.CHANNELS),
+                )
+                out.append(
+                    Channel(
+                        name=name,
+                        chid=c.get("chid"),
+                        type="Operational",
+                        value=0,
+                        imported=True,
+                        index=i,
+                        symbol=c.get("symbol"),
+                        span=self.doc.span(c),
+                    )
+                )
                 continue
-            out.append(Channel(
-                name=name, chid=c.get("chid"), type=src.type, value=src.value,
-                symbol=c.get("symbol"), message=src.message, isolation=src.isolation,
-                enabled=src.enabled, access=src.access, imported=True, index=i,
-                span=self.doc.span(c)))
+            out.append(
+                Channel(
+                    name=name,
+                    chid=c.get("chid"),
+                    type=src.type,
+                    value=src.value,
+                    symbol=c.get("symbol"),
+                    message=src.message,
+                    isolation=src.isolation,
+                    enabled=src.enabled,
+                    access=src.access,
+                    imported=True,
+                    index=i,
+                    span=self.doc.span(c),
+                )
+            )
         return tuple(out)
 
     def level(self, e: etree._Element) -> Level:
         name = e.get("name", "")
-        return Level(name=name, qname=self.qname(e, name, "name"), value=self.int_attr(e, "value", 0) or 0,
-                     symbol=e.get("symbol"), message=self.msg(e), span=self.doc.span(e))
+        return Level(
+            name=name,
+            qname=self.qname(e, name, "name"),
+            value=self.int_attr(e, "value", 0) or 0,
+            symbol=e.get("symbol"),
+            message=self.msg(e),
+            span=self.doc.span(e),
+        )
 
     def opcode(self, e: etree._Element, task: Task | None = None) -> Opcode:
         name = e.get("name", "")
-        return Opcode(name=name, qname=self.qname(e, name, "name"),
-                      value=self.int_attr(e, "value", 0) or 0, symbol=e.get("symbol"),
-                      message=self.msg(e), task=task.name if task else None,
-                      task_value=task.value if task else 0,
-                      mof_value=self.int_attr(e, "mofValue"), span=self.doc.span(e))
+        return Opcode(
+            name=name,
+            qname=self.qname(e, name, "name"),
+            value=self.int_attr(e, "value", 0) or 0,
+            symbol=e.get("symbol"),
+            message=self.msg(e),
+            task=task.name if task else None,
+            task_value=task.value if task else 0,
+            mof_value=self.int_attr(e, "mofValue"),
+            span=self.doc.span(e),
+        )
 
     def task(self, e: etree._Element) -> Task:
         name = e.get("name", "")
-        bare = Task(name=name, qname=self.qname(e, name, "name"), value=self.int_attr(e, "value", 0) or 0,
-                    symbol=e.get("symbol"), message=self.msg(e),
-                    event_guid=self.guid_attr(e, "eventGUID"), span=self.doc.span(e))
-        ops = tuple(self.opcode(o, bare) for oc in _children(e, "opcodes") for o in _children(oc, "opcode"))
+        bare = Task(
+            name=name,
+            qname=self.qname(e, name, "name"),
+            value=self.int_attr(e, "value", 0) or 0,
+            symbol=e.get("symbol"),
+            message=self.msg(e),
+            event_guid=self.guid_attr(e, "eventGUID"),
+            span=self.doc.span(e),
+        )
+        ops = tuple(
+            self.opcode(o, bare) for oc in _children(e, "opcodes") for o in _children(oc, "opcode")
+        )
         if not ops:
             return bare
-        return Task(name=bare.name, qname=bare.qname, value=bare.value, symbol=bare.symbol,
-                    message=bare.message, event_guid=bare.event_guid, opcodes=ops, span=bare.span)
+        return Task(
+            name=bare.name,
+            qname=bare.qname,
+            value=bare.value,
+            symbol=bare.symbol,
+            message=bare.message,
+            event_guid=bare.event_guid,
+            opcodes=ops,
+            span=bare.span,
+        )
 
     def keyword(self, e: etree._Element) -> Keyword:
         name = e.get("name", "")
-        return Keyword(name=name, qname=self.qname(e, name, "name"), mask=self.int_attr(e, "mask", 0) or 0,
-                       symbol=e.get("symbol"), message=self.msg(e), span=self.doc.span(e))
+        return Keyword(
+            name=name,
+            qname=self.qname(e, name, "name"),
+            mask=self.int_attr(e, "mask", 0) or 0,
+            symbol=e.get("symbol"),
+            message=self.msg(e),
+            span=self.doc.span(e),
+        )
 
     def map(self, e: etree._Element) -> Map:
         items = tuple(
-            MapItem(value=self.int_attr(i, "value", 0) or 0, message=self.msg(i), symbol=i.get("symbol"),
-                    span=self.doc.span(i))
-            for i in _children(e, "map"))
-        return Map(kind="bit" if _local(e) == "bitMap" else "value", name=e.get("name", ""),
-                   symbol=e.get("symbol"), items=items, span=self.doc.span(e))
+            MapItem(
+                value=self.int_attr(i, "value", 0) or 0,
+                message=self.msg(i),
+                symbol=i.get("symbol"),
+                span=self.doc.span(i),
+            )
+            for i in _children(e, "map")
+        )
+        return Map(
+            kind="bit" if _local(e) == "bitMap" else "value",
+            name=e.get("name", ""),
+            symbol=e.get("symbol"),
+            items=items,
+            span=self.doc.span(e),
+        )
 
     def pattern_map(self, e: etree._Element) -> PatternMap:
-        items = tuple(PatternMapItem(name=i.get("name", ""), value=i.get("value", ""), span=self.doc.span(i))
-                      for i in _children(e, "map"))
-        return PatternMap(name=e.get("name", ""), format=e.get("format", ""), symbol=e.get("symbol"),
-                          items=items, span=self.doc.span(e))
+        items = tuple(
+            PatternMapItem(name=i.get("name", ""), value=i.get("value", ""), span=self.doc.span(i))
+            for i in _children(e, "map")
+        )
+        return PatternMap(
+            name=e.get("name", ""),
+            format=e.get("format", ""),
+            symbol=e.get("symbol"),
+            items=items,
+            span=self.doc.span(e),
+        )
 
     # -- templates ---------------------------------------------------------------
 
@@ -491,9 +665,17 @@ class _Lowerer:
             ouri, olocal = self.qname(e, out_text, "outType")
             prefix = "xs:" if ouri == wm.XS_NS else "win:" if ouri == wm.WIN_NS else None
             ot = wm.out_type(prefix + olocal) if prefix else None
-        return Field(name=e.get("name", ""), in_type=it, in_type_text=in_text, out_type=ot,
-                     out_type_text=out_text, map=e.get("map"), length=self.extent(e, "length"),
-                     count=self.extent(e, "count"), span=self.doc.span(e))
+        return Field(
+            name=e.get("name", ""),
+            in_type=it,
+            in_type_text=in_text,
+            out_type=ot,
+            out_type_text=out_text,
+            map=e.get("map"),
+            length=self.extent(e, "length"),
+            count=self.extent(e, "count"),
+            span=self.doc.span(e),
+        )
 
     def template(self, e: etree._Element) -> Template:
         items: list[Field | Struct] = []
@@ -503,16 +685,26 @@ class _Lowerer:
             if kind == "data":
                 items.append(self.field(c))
             elif kind == "struct":
-                items.append(Struct(name=c.get("name", ""),
-                                    fields=tuple(self.field(d) for d in _children(c, "data")),
-                                    length=self.extent(c, "length"), count=self.extent(c, "count"),
-                                    span=self.doc.span(c)))
+                items.append(
+                    Struct(
+                        name=c.get("name", ""),
+                        fields=tuple(self.field(d) for d in _children(c, "data")),
+                        length=self.extent(c, "length"),
+                        count=self.extent(c, "count"),
+                        span=self.doc.span(c),
+                    )
+                )
             elif kind == "UserData":
                 root = next(iter(_children(c)), None)
                 if root is not None:
                     user_data = _xml_node(root)
-        return Template(tid=e.get("tid", ""), name=e.get("name"), items=tuple(items),
-                        user_data=user_data, span=self.doc.span(e))
+        return Template(
+            tid=e.get("tid", ""),
+            name=e.get("name"),
+            items=tuple(items),
+            user_data=user_data,
+            span=self.doc.span(e),
+        )
 
     # -- events ------------------------------------------------------------------
 
@@ -524,34 +716,58 @@ class _Lowerer:
             q = self.qname(e, text, "level")
             level = s.levels.get(q) or (BUILTINS.levels.get(q[1]) if q[0] == wm.WIN_NS else None)
             if level is None:
-                self.unknown(E_UNKNOWN_LEVEL, e, "level", text, [lv.name for lv in s.levels.values()],
-                             "win:Informational")
+                self.unknown(
+                    E_UNKNOWN_LEVEL,
+                    e,
+                    "level",
+                    text,
+                    [lv.name for lv in s.levels.values()],
+                    "win:Informational",
+                )
         text = e.get("task")
         if text is not None:
             q = self.qname(e, text, "task")
             task = s.tasks.get(q) or (BUILTINS.tasks.get(q[1]) if q[0] == wm.WIN_NS else None)
             if task is None:
-                self.unknown(E_UNKNOWN_TASK, e, "task", text, [t.name for t in s.tasks.values()], None)
+                self.unknown(
+                    E_UNKNOWN_TASK, e, "task", text, [t.name for t in s.tasks.values()], None
+                )
         text = e.get("opcode")
         if text is not None:
             q = self.qname(e, text, "opcode")
             if task is not None:
                 opcode = next((o for o in task.opcodes if o.qname == q), None)
             if opcode is None:
-                opcode = s.opcodes.get(q) or (BUILTINS.opcodes.get(q[1]) if q[0] == wm.WIN_NS else None)
+                opcode = s.opcodes.get(q) or (
+                    BUILTINS.opcodes.get(q[1]) if q[0] == wm.WIN_NS else None
+                )
             if opcode is None:
                 scoped = [o.name for o in task.opcodes] if task else []
-                self.unknown(E_UNKNOWN_OPCODE, e, "opcode", text,
-                             scoped + [o.name for o in s.opcodes.values()], "win:Info")
+                self.unknown(
+                    E_UNKNOWN_OPCODE,
+                    e,
+                    "opcode",
+                    text,
+                    scoped + [o.name for o in s.opcodes.values()],
+                    "win:Info",
+                )
         keywords: list[Keyword] = []
         text = e.get("keywords")
         if text is not None:
             for tok in text.split():
                 q = self.qname(e, tok, "keywords")
-                kw = s.keywords.get(q) or (BUILTINS.keywords.get(q[1]) if q[0] == wm.WIN_NS else None)
+                kw = s.keywords.get(q) or (
+                    BUILTINS.keywords.get(q[1]) if q[0] == wm.WIN_NS else None
+                )
                 if kw is None:
-                    self.unknown(E_UNKNOWN_KEYWORD, e, "keywords", tok,
-                                 [k.name for k in s.keywords.values()], None)
+                    self.unknown(
+                        E_UNKNOWN_KEYWORD,
+                        e,
+                        "keywords",
+                        tok,
+                        [k.name for k in s.keywords.values()],
+                        None,
+                    )
                 else:
                     keywords.append(kw)
         text = e.get("channel")
@@ -561,19 +777,35 @@ class _Lowerer:
             if channel is None:
                 channel = BUILTINS.channels.get(tok)
             if channel is None:
-                self.unknown(E_UNKNOWN_CHANNEL, e, "channel", tok,
-                             [c.chid or c.name for c in s.channels], None)
+                self.unknown(
+                    E_UNKNOWN_CHANNEL,
+                    e,
+                    "channel",
+                    tok,
+                    [c.chid or c.name for c in s.channels],
+                    None,
+                )
         text = e.get("template")
         if text is not None:
             template = s.templates.get(text.strip())
             if template is None:
                 self.unknown(E_UNKNOWN_TEMPLATE, e, "template", text, list(s.templates), None)
         return Event(
-            value=self.int_attr(e, "value", 0) or 0, version=self.int_attr(e, "version", 0) or 0,
-            symbol=e.get("symbol"), name=e.get("name"), attributes=e.get("attributes"),
-            message=self.msg(e), level=level, task=task, opcode=opcode, keywords=tuple(keywords),
-            channel=channel, template=template, not_logged=parse_bool(e.get("notLogged")),
-            span=self.doc.span(e))
+            value=self.int_attr(e, "value", 0) or 0,
+            version=self.int_attr(e, "version", 0) or 0,
+            symbol=e.get("symbol"),
+            name=e.get("name"),
+            attributes=e.get("attributes"),
+            message=self.msg(e),
+            level=level,
+            task=task,
+            opcode=opcode,
+            keywords=tuple(keywords),
+            channel=channel,
+            template=template,
+            not_logged=parse_bool(e.get("notLogged")),
+            span=self.doc.span(e),
+        )
 
     def filter(self, e: etree._Element, s: _Scope) -> Filter:
         template = None
@@ -583,19 +815,33 @@ class _Lowerer:
             if template is None:
                 self.unknown(E_UNKNOWN_TEMPLATE, e, "tid", tid, list(s.templates), None)
         name = e.get("name", "")
-        return Filter(name=name, qname=self.qname(e, name, "name"), value=self.int_attr(e, "value", 0) or 0,
-                      version=self.int_attr(e, "version", 0) or 0, symbol=e.get("symbol"),
-                      message=self.msg(e), template=template, span=self.doc.span(e))
+        return Filter(
+            name=name,
+            qname=self.qname(e, name, "name"),
+            value=self.int_attr(e, "value", 0) or 0,
+            version=self.int_attr(e, "version", 0) or 0,
+            symbol=e.get("symbol"),
+            message=self.msg(e),
+            template=template,
+            span=self.doc.span(e),
+        )
 
-    def unknown(self, c: object, e: etree._Element, attr: str, token: str, known: list[str],
-                builtin_example: str | None) -> None:
+    def unknown(
+        self,
+        c: Code,
+        e: etree._Element,
+        attr: str,
+        token: str,
+        known: list[str],
+        builtin_example: str | None,
+    ) -> None:
         what = {"tid": "template"}.get(attr, attr.rstrip("s"))
         ident = e.get("symbol") or e.get("name")
         who = f"<{_local(e)}"
         if e.get("value") is not None:
-            who += f" value=\"{e.get('value')}\""
+            who += f' value="{e.get("value")}"'
             if e.get("version") not in (None, "0"):
-                who += f" version=\"{e.get('version')}\""
+                who += f' version="{e.get("version")}"'
         who += ">" + (f" ({ident})" if ident else "")
         hint_parts = []
         close = _closest(token, known)
@@ -605,27 +851,43 @@ class _Lowerer:
             shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
             hint_parts.append(f"this provider defines: {shown}")
         elif builtin_example:
-            hint_parts.append(f"define it in the provider, or use a win: {what} such as {builtin_example}")
+            hint_parts.append(
+                f"define it in the provider, or use a win: {what} such as {builtin_example}"
+            )
         else:
             hint_parts.append(f"define the {what} in the provider")
-        self.error(c, e, f"{who} references unknown {what} '{token}'", attr=attr,
-                   hint="; ".join(hint_parts))
+        self.error(
+            c,
+            e,
+            f"{who} references unknown {what} '{token}'",
+            attr=attr,
+            hint="; ".join(hint_parts),
+        )
+
+
+_Named = TypeVar("_Named", Level, Task, Opcode, Keyword)
 
 
 class _Scope:
-    def __init__(self, levels: tuple[Level, ...], tasks: tuple[Task, ...], opcodes: tuple[Opcode, ...],
-                 keywords: tuple[Keyword, ...], channels: tuple[Channel, ...],
-                 templates: dict[str, Template]) -> None:
-        self.levels = _first_by_qname(levels)
-        self.tasks = _first_by_qname(tasks)
-        self.opcodes = _first_by_qname(opcodes)
-        self.keywords = _first_by_qname(keywords)
+    def __init__(
+        self,
+        levels: tuple[Level, ...],
+        tasks: tuple[Task, ...],
+        opcodes: tuple[Opcode, ...],
+        keywords: tuple[Keyword, ...],
+        channels: tuple[Channel, ...],
+        templates: dict[str, Template],
+    ) -> None:
+        self.levels: dict[QName, Level] = _first_by_qname(levels)
+        self.tasks: dict[QName, Task] = _first_by_qname(tasks)
+        self.opcodes: dict[QName, Opcode] = _first_by_qname(opcodes)
+        self.keywords: dict[QName, Keyword] = _first_by_qname(keywords)
         self.channels = channels
         self.templates = templates
 
 
-def _first_by_qname(items: Iterable[Level | Task | Opcode | Keyword]) -> dict[QName, object]:
-    out: dict[QName, object] = {}
+def _first_by_qname(items: Iterable[_Named]) -> dict[QName, _Named]:
+    out: dict[QName, _Named] = {}
     for i in items:
         out.setdefault(i.qname, i)
     return out
@@ -655,9 +917,15 @@ def _xml_node(e: etree._Element) -> XmlNode:
     parent_map = parent.nsmap if parent is not None else {}
     own = tuple((p, u) for p, u in e.nsmap.items() if parent_map.get(p) != u)
     kids = tuple(_xml_node(c) for c in e if isinstance(c.tag, str))
-    return XmlNode(tag=(ns, local), prefix=e.prefix, attrs=tuple(attrs),
-                   nsmap=tuple(sorted(own, key=lambda pu: (pu[0] or "", pu[1]))),
-                   text=e.text, children=kids, tail=e.tail)
+    return XmlNode(
+        tag=(ns, local),
+        prefix=e.prefix,
+        attrs=tuple(attrs),
+        nsmap=tuple(sorted(own, key=lambda pu: (pu[0] or "", pu[1]))),
+        text=e.text,
+        children=kids,
+        tail=e.tail,
+    )
 
 
 def _closest(token: str, known: list[str]) -> str | None:

@@ -300,9 +300,7 @@ class String:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Resources:
     culture: str
-    strings: MappingProxyType[str, String] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    strings: MappingProxyType[str, String] = field(default_factory=lambda: MappingProxyType({}))
     span: Span = NOWHERE
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .diagnostics import Code, Diagnostic, Severity, Span, code, diag
+from .diagnostics import Diagnostic, Severity, Span, code, diag
 from .winmeta import ASM_NS, EVENTS_NS
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -170,9 +170,7 @@ def parse_bytes(data: bytes, path: str = "<input>") -> tuple[Document | None, li
     explains why it cannot be read as a manifest."""
     where = Span(path)
     if len(data) > MAX_BYTES:
-        return None, [
-            diag(E_TOO_LARGE, where, f"the input is larger than {MAX_BYTES} bytes")
-        ]
+        return None, [diag(E_TOO_LARGE, where, f"the input is larger than {MAX_BYTES} bytes")]
     if not data.strip(b" \t\r\n\x00\xef\xbb\xbf\xff\xfe"):
         return None, [
             diag(
@@ -291,8 +289,8 @@ def _locate_sections(doc: Document, diags: list[Diagnostic]) -> bool:
                 E_ROOT,
                 doc.span(root),
                 f"the root element is <{shown}>, not an instrumentation manifest",
-                hint=f"the root must be <instrumentationManifest xmlns=\"{EVENTS_NS}\"> "
-                f"(or a component manifest <assembly xmlns=\"{ASM_NS}\">)",
+                hint=f'the root must be <instrumentationManifest xmlns="{EVENTS_NS}"> '
+                f'(or a component manifest <assembly xmlns="{ASM_NS}">)',
             )
         )
         return False

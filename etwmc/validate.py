@@ -83,4 +83,6 @@ def _refine(doc: Document, d: Diagnostic) -> Diagnostic:
         i = text.find(f"{d.attr}=", i + 1)
     if i <= 0:
         return d
-    return Diagnostic(d.code, d.severity, Span(d.span.file, d.span.line, i + 1), d.message, d.hint, d.attr)
+    return Diagnostic(
+        d.code, d.severity, Span(d.span.file, d.span.line, i + 1), d.message, d.hint, d.attr
+    )

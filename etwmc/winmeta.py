@@ -89,7 +89,10 @@ KEYWORDS: Final = _items(
         ("CorrelationHint", 1 << 54, "WINEVENT_KEYWORD_CORRELATION_HINT", "Correlation Hint"),
         ("EventlogClassic", 1 << 55, "WINEVENT_KEYWORD_EVENTLOG_CLASSIC", "Classic"),
     ]
-    + [(f"ReservedKeyword{b}", 1 << b, f"WINEVENT_KEYWORD_RESERVED_{b}", None) for b in range(56, 64)]
+    + [
+        (f"ReservedKeyword{b}", 1 << b, f"WINEVENT_KEYWORD_RESERVED_{b}", None)
+        for b in range(56, 64)
+    ]
 )
 
 
@@ -108,10 +111,14 @@ CHANNELS: Final = MappingProxyType(
         for c in (
             WinChannel("TraceClassic", 0, "Debug", "WINEVENT_CHANNEL_CLASSIC_TRACE", "Application"),
             WinChannel("System", 8, "Admin", "WINEVENT_CHANNEL_GLOBAL_SYSTEM", "System"),
-            WinChannel("Application", 9, "Admin", "WINEVENT_CHANNEL_GLOBAL_APPLICATION", "Application"),
+            WinChannel(
+                "Application", 9, "Admin", "WINEVENT_CHANNEL_GLOBAL_APPLICATION", "Application"
+            ),
             WinChannel("Security", 10, "Admin", "WINEVENT_CHANNEL_GLOBAL_SECURITY", "Custom"),
             WinChannel("TraceLogging", 11, "Debug", "WINEVENT_CHANNEL_TRACELOGGING", "Application"),
-            WinChannel("ProviderMetadata", 12, "Debug", "WINEVENT_CHANNEL_PROVIDERMETADATA", "Application"),
+            WinChannel(
+                "ProviderMetadata", 12, "Debug", "WINEVENT_CHANNEL_PROVIDERMETADATA", "Application"
+            ),
         )
     }
 )
@@ -222,11 +229,19 @@ IN_TYPES: Final = MappingProxyType(
             InType(2, "win:AnsiString", None, _ANSI_OUTS, "s"),
             InType(3, "win:Int8", 1, ("xs:byte", "xs:string"), "c"),
             InType(
-                4, "win:UInt8", 1, ("xs:unsignedByte", "win:HexInt8", "xs:string", "xs:boolean"), "u"
+                4,
+                "win:UInt8",
+                1,
+                ("xs:unsignedByte", "win:HexInt8", "xs:string", "xs:boolean"),
+                "u",
             ),
             InType(5, "win:Int16", 2, ("xs:short",), "l"),
             InType(
-                6, "win:UInt16", 2, ("xs:unsignedShort", "win:Port", "win:HexInt16", "xs:string"), "h"
+                6,
+                "win:UInt16",
+                2,
+                ("xs:unsignedShort", "win:Port", "win:HexInt16", "xs:string"),
+                "h",
             ),
             InType(7, "win:Int32", 4, ("xs:int", "win:HResult"), "d"),
             InType(
@@ -274,7 +289,13 @@ IN_TYPES: Final = MappingProxyType(
                 20,
                 "win:HexInt32",
                 4,
-                ("win:HexInt32", "win:ErrorCode", "win:Win32Error", "win:NTSTATUS", "win:CodePointer"),
+                (
+                    "win:HexInt32",
+                    "win:ErrorCode",
+                    "win:Win32Error",
+                    "win:NTSTATUS",
+                    "win:CodePointer",
+                ),
                 "d",
             ),
             InType(21, "win:HexInt64", 8, ("win:HexInt64", "win:CodePointer"), "i"),

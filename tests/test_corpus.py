@@ -34,9 +34,15 @@ def test_corpus_is_present_or_skipped() -> None:
 # What EXPECTED.md names as the reason each listed file fails.
 REASONS = {
     "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Ntfs.xml": ({"ETW004"}, 47),
-    "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-NetworkProvider.xml": ({"ETW004"}, 32),
+    "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-NetworkProvider.xml": (
+        {"ETW004"},
+        32,
+    ),
     "repnz__etw-providers-docs__Win7-7600_Microsoft-Windows-GroupPolicy.xml": ({"ETW004"}, 29),
-    "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-TCPIP.xml": ({"ETW301", "ETW408"}, None),
+    "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-TCPIP.xml": (
+        {"ETW301", "ETW408"},
+        None,
+    ),
     "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-DxgKrnl.xml": ({"ETW301"}, None),
     "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-PowerShell.xml": (
         {"ETW402", "ETW408"},
@@ -64,7 +70,9 @@ def corpus_path(name: str) -> Path:
 
 def test_tcpip_reports_the_six_broken_string_references() -> None:
     require_shared()
-    checked = check_file(corpus_path("repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-TCPIP.xml"))
+    checked = check_file(
+        corpus_path("repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-TCPIP.xml")
+    )
     unresolved = [d for d in checked.diagnostics if d.code == "ETW408"]
     assert len(unresolved) == 6, [d.message for d in unresolved]
 

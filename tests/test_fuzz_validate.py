@@ -15,17 +15,34 @@ from etwmc.validate import check_bytes
 # Small and medium manifests that together use most of the schema (maps, structs,
 # channels, task opcodes, filters, several cultures' worth of strings).
 SEEDS = [
-    p
-    for p in corpus_files()
-    if p.stat().st_size < 60_000 and not p.name.startswith("repnz__")
+    p for p in corpus_files() if p.stat().st_size < 60_000 and not p.name.startswith("repnz__")
 ]
 
 FRAGMENTS = [
-    b'value="70000"', b'mask="0x1000000000000"', b'version="256"', b'level="win:Nope"',
-    b'inType="win:Bogus"', b'count="Missing"', b'length="-1"', b"<event/>", b"</provider>",
-    b'guid="{bad}"', b"$(string.", b"%999", b"\x00", b"\xff\xfe", b"&amp;", b"<![CDATA[x]]>",
-    b'<struct name="s"><struct name="t"/></struct>', b'<channel name="c" type="Admin" value="3"/>',
-    b'symbol="1abc"', b'chid=""', b'xmlns:p="urn:x"', b"<!-- c -->", b'tid="T"', b'map="M"',
+    b'value="70000"',
+    b'mask="0x1000000000000"',
+    b'version="256"',
+    b'level="win:Nope"',
+    b'inType="win:Bogus"',
+    b'count="Missing"',
+    b'length="-1"',
+    b"<event/>",
+    b"</provider>",
+    b'guid="{bad}"',
+    b"$(string.",
+    b"%999",
+    b"\x00",
+    b"\xff\xfe",
+    b"&amp;",
+    b"<![CDATA[x]]>",
+    b'<struct name="s"><struct name="t"/></struct>',
+    b'<channel name="c" type="Admin" value="3"/>',
+    b'symbol="1abc"',
+    b'chid=""',
+    b'xmlns:p="urn:x"',
+    b"<!-- c -->",
+    b'tid="T"',
+    b'map="M"',
 ]
 
 
@@ -47,8 +64,22 @@ def mutated(draw: st.DrawFn) -> bytes:
             eq = data.find(b'="', pos)
             end = data.find(b'"', eq + 2) if eq >= 0 else -1
             if eq >= 0 and end > eq:
-                value = draw(st.sampled_from([b"", b"0x", b"99999999999999999999", b"win:", b" a b ",
-                                             b"$(string.)", b"%1!", b"\xc3\x28", b"{}", b"-5"]))
+                value = draw(
+                    st.sampled_from(
+                        [
+                            b"",
+                            b"0x",
+                            b"99999999999999999999",
+                            b"win:",
+                            b" a b ",
+                            b"$(string.)",
+                            b"%1!",
+                            b"\xc3\x28",
+                            b"{}",
+                            b"-5",
+                        ]
+                    )
+                )
                 data[eq + 2 : end] = value
     return bytes(data)
 

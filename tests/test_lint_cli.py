@@ -39,7 +39,9 @@ def test_clean_file_exits_0(files: tuple[Path, Path], capsys: pytest.CaptureFixt
     assert "0 errors" in capsys.readouterr().err
 
 
-def test_error_exits_1_with_location(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_error_exits_1_with_location(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["lint", str(files[1])]) == 1
     out = capsys.readouterr().out
     first = next(line for line in out.splitlines() if "ETW401" in line)
@@ -128,7 +130,9 @@ def test_sarif_structure(files: tuple[Path, Path], capsys: pytest.CaptureFixture
     assert any(r["ruleId"] == "ETW401" and r["level"] == "error" for r in results)
 
 
-def test_sarif_with_no_results_is_valid(files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_sarif_with_no_results_is_valid(
+    files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     main(["lint", "--format", "sarif", str(files[0])])
     doc = json.loads(capsys.readouterr().out)
     _check_sarif_structure(doc)

@@ -132,12 +132,12 @@ def test_deep_nesting_is_rejected_not_crashing() -> None:
 
 def test_component_manifest_wrapper() -> None:
     data = (
-        '<assembly xmlns="urn:schemas-microsoft-com:asm.v3" manifestVersion="1.0">\n'
-        "<instrumentation><events xmlns=\"http://schemas.microsoft.com/win/2004/08/events\"/>"
-        "<counters xmlns=\"http://schemas.microsoft.com/win/2005/12/counters\"/></instrumentation>\n"
-        "<localization><resources culture=\"en-US\"><stringTable/></resources></localization>\n"
-        "</assembly>\n"
-    ).encode()
+        b'<assembly xmlns="urn:schemas-microsoft-com:asm.v3" manifestVersion="1.0">\n'
+        b'<instrumentation><events xmlns="http://schemas.microsoft.com/win/2004/08/events"/>'
+        b'<counters xmlns="http://schemas.microsoft.com/win/2005/12/counters"/></instrumentation>\n'
+        b'<localization><resources culture="en-US"><stringTable/></resources></localization>\n'
+        b"</assembly>\n"
+    )
     doc, diags = parse_bytes(data, "in.man")
     assert doc is not None and doc.wrapped
     assert len(doc.events) == 1 and doc.localization is not None
