@@ -1,11 +1,13 @@
 """References beyond the ones lowering resolves (ETW420-ETW479).
 
 * ``data/@map`` names a valueMap or bitMap of the same provider.  A warning, not an
-  error: the field still decodes (as a plain number), only the names are lost — and
-  manifests written for other tools put maps where mc does not look for them.
+  error: the field still decodes (as a plain number), only the names are lost; and
+  manifests written for other decoders put maps where mc does not look for them
+  (outside ``<maps>``, which the schema stage points out).
 * A map applies to a UInt8, UInt16, UInt32 or HexInt32 field only
-  (:data:`etwmc.winmeta.MAPPABLE_CODES`): TDH looks maps up for those inTypes alone,
-  so a map on any other type is silently never used.
+  (:data:`etwmc.winmeta.MAPPABLE_CODES`): the manifest schema's documentation allows
+  maps on those four alone, and TDH looks maps up for them alone, so a map anywhere
+  else is a mistake that would otherwise pass silently (an error).
 * An event that uses a *provider-level* opcode together with a task that has opcodes
   of its own must not use a value one of the task's opcodes has: the pair (task,
   opcode value) names the task's opcode in the metadata, so a decoder would show the

@@ -44,7 +44,7 @@ E_KEYWORD_BITS = code("ETW201", Severity.ERROR, "a keyword mask does not have ex
 E_KEYWORD_RESERVED = code(
     "ETW202", Severity.ERROR, "a keyword mask uses a bit reserved for Windows (48-63)"
 )
-E_CHANNEL_VALUE = code("ETW203", Severity.ERROR, "a channel value is outside 16-255")
+E_CHANNEL_VALUE = code("ETW203", Severity.ERROR, "a user channel value is below 16")
 E_CHANNEL_NAME = code("ETW205", Severity.ERROR, "a channel name is not a legal channel name")
 E_CHANNEL_CHID = code("ETW206", Severity.ERROR, "a channel chid is empty or has illegal characters")
 W_ADMIN_MESSAGE = code(
@@ -56,7 +56,7 @@ E_ADMIN_LEVEL = code(
     "an event written to an Admin channel is not Critical, Error, Warning or Informational",
 )
 E_ACCESS = code("ETW209", Severity.ERROR, "a channel's access is not a valid SDDL string")
-E_LEVEL_VALUE = code("ETW210", Severity.ERROR, "a level value is outside 16-255")
+E_LEVEL_VALUE = code("ETW210", Severity.ERROR, "a user level value is below 16")
 E_OPCODE_VALUE = code("ETW211", Severity.ERROR, "an opcode value is outside 10-239")
 E_TASK_OPCODE_WIN = code(
     "ETW212", Severity.ERROR, "a task-scoped opcode is named in the win: namespace"
