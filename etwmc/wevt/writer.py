@@ -23,7 +23,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
-from ..model import Event, Manifest, Provider
+from ..model import Channel, Event, Manifest, Provider
 from .collect import ProviderItems, provider_items
 from .maps import write_maps, write_qtab
 from .msgids import NO_MESSAGE, MessageIds, assign_message_ids
@@ -42,6 +42,9 @@ EVTA_ATTRIBUTE = 0x12
 
 
 _pack_into = struct.pack_into
+# Model values are cut to the width of their field: out-of-range values have already
+# been reported by the validator, and the writer must still not fail on them.
+_U32 = 0xFFFFFFFF
 
 
 def split_attributes(text: str) -> list[str]:
@@ -167,7 +170,7 @@ class _Writer:
             c = chans[i]
             self.at[id(c)] = at
             flags = 1 if (c.imported or c.builtin) else 0
-            _pack_into("<I4xII", out, at, flags, c.value, self.ids.channel_id(c))
+            _pack_into("<I4xII", out, at, flags, c.value & _U32, self.ids.channel_id(c))
             return c.name
 
         self._list(b"CHAN", len(chans), 16, fill, name_at=4)
@@ -179,7 +182,9 @@ class _Writer:
         def fill(i: int, at: int) -> str:
             o = ops[i]
             self.at[id(o)] = at
-            _pack_into("<HHI", out, at, o.task_value, o.value, self.ids.opcode_id(o))
+            _pack_into(
+                "<HHI", out, at, o.task_value & 0xFFFF, o.value & 0xFFFF, self.ids.opcode_id(o)
+            )
             return o.name
 
         self._list(b"OPCO", len(ops), 12, fill)
@@ -191,7 +196,7 @@ class _Writer:
         def fill(i: int, at: int) -> str:
             lv = levels[i]
             self.at[id(lv)] = at
-            _pack_into("<II", out, at, lv.value, self.ids.level_id(lv))
+            _pack_into("<II", out, at, lv.value & _U32, self.ids.level_id(lv))
             return lv.name
 
         self._list(b"LEVL", len(levels), 12, fill)
@@ -204,7 +209,7 @@ class _Writer:
             t = tasks[i]
             self.at[id(t)] = at
             guid = t.event_guid.bytes_le if t.event_guid else bytes(16)
-            _pack_into("<II16s", out, at, t.value, self.ids.task_id(t), guid)
+            _pack_into("<II16s", out, at, t.value & _U32, self.ids.task_id(t), guid)
             return t.name
 
         self._list(b"TASK", len(tasks), 28, fill)
@@ -257,7 +262,7 @@ class _Writer:
 
     def _event_entry(self, at: int, e: Event, kw_array: int) -> None:
         ch = e.channel
-        mask = e.keyword_mask | (ch.keyword_bit if ch is not None else 0)
+        mask = e.keyword_mask | _channel_bit(ch)
         _pack_into(
             "<HBBBBHQ8I", self.out, at,
             e.value & 0xFFFF, e.version & 0xFF,
@@ -313,6 +318,13 @@ class _Writer:
         _pack_into(
             "<4sIII", out, start, b"FLTR", len(out) - start, len(fs), self.ref(fs[-1].template)
         )
+
+
+def _channel_bit(ch: Channel | None) -> int:
+    """Bit 63 - k for the k-th channel of the provider's list; none for other channels."""
+    if ch is None or ch.index is None or not 0 <= ch.index < 64:
+        return 0
+    return 1 << (63 - ch.index)
 
 
 def build(
