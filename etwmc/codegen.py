@@ -162,7 +162,7 @@ class ProviderCtx:
 @dataclass(slots=True)
 class SpecCtx:
     name: str
-    fields: list[str]  # each a `_Field(...)` expression
+    lines: list[str]  # `_Field(...),` lines, struct members nested and indented
 
 
 @dataclass(slots=True)
@@ -341,7 +341,7 @@ def _specs(
     span_of: Template,
     diags: list[Diagnostic],
 ) -> tuple[list[str], list[bool], list[str]]:
-    """Field-spec expressions, which items are derived, and their Python types."""
+    """Field-spec lines, which items are derived, and their Python types."""
     names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
     counted = _referenced(items)
     specs: list[str] = []
@@ -360,16 +360,14 @@ def _specs(
                 )
             )
         is_derived = isinstance(it, Field) and it.name in counted
+        members: list[str] = []
         if isinstance(it, Struct):
             members, m_derived, m_types = _specs(it.fields, where, span_of, diags)
-            inner = ", ".join(members)
-            body = f"({inner},)" if len(members) == 1 else f"({inner})"
             user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
             tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
             types.append(f"Sequence[{tup}]" if it.count is not None else tup)
             code_ = STRUCT_CODE
         else:
-            body = "()"
             if it.in_type is None:
                 diags.append(
                     diag(E_UNRESOLVED, it.span, f"{where}: field {it.name!r} has an unknown inType")
@@ -379,9 +377,27 @@ def _specs(
             else:
                 types.append(_py_type(it))
                 code_ = it.in_type.code
-        args = [pystr(it.name), str(code_), count, count_ref, length, length_ref]
-        args += [str(is_derived), body]
-        specs.append(f"_Field({', '.join(args)})")
+        args = [pystr(it.name), str(code_)]
+        for key, val in (
+            ("count_const", count),
+            ("count_ref", count_ref),
+            ("length_const", length),
+            ("length_ref", length_ref),
+        ):
+            if val != "None":
+                args.append(f"{key}={val}")
+        if is_derived:
+            args.append("derived=True")
+        if isinstance(it, Struct):
+            # Exploded with magic trailing commas: black keeps this shape at any width.
+            specs.append("_Field(")
+            specs.extend(f"    {a}," for a in args)
+            specs.append("    members=_fields(")
+            specs.extend(f"        {line}" for line in members)
+            specs.append("    ),")
+            specs.append("),")
+        else:
+            specs.append(f"_Field({', '.join(args)}),")
         derived.append(is_derived)
     return specs, derived, types
 
@@ -524,14 +540,14 @@ def build_context(
                     start=mod.claim(f"start_{ident}") if opcode == START_OPCODE else None,
                     stop=mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None,
                     descriptor=(*d7[:6], _hex(d7[6])),
-                    packed=f"_d_{ident}",
+                    packed=f"_d{sum(len(x.events) for x in ctx.providers) + len(pc.events)}",
                     flag=flags[bit],
                     runtime=runtime,
                     params=params,
                     spec=spec,
                     values=values,
                     inline=inline,
-                    doc=f'"""Write event {ident} (id {ev.value}, version {ev.version})."""',
+                    doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
                 )
             )
         ctx.providers.append(pc)

@@ -117,8 +117,7 @@ def format_chunks(text: str) -> str:
     for piece in text.split(CHUNK + "\n"):
         body = piece.strip("\n")
         if not body:
-            out.append(piece)
-            continue
+            continue  # an empty section: its blank lines would double the next one's
         if any(len(line) > LINE_LENGTH for line in body.split("\n")):
             lead = piece[: len(piece) - len(piece.lstrip("\n"))]
             trail = piece[len(piece.rstrip("\n")) :]

@@ -1,0 +1,185 @@
+"""``etwmc compile``: a manifest -> its Python provider module and binary resources.
+
+:func:`compile_manifest` is the library entry point (the build plugins call it): it
+validates the manifest, plans every output in memory and returns them with the
+diagnostics; it writes nothing.  :func:`run` is the subcommand: it writes the plan
+all-or-nothing (:mod:`etwmc.emit`), or with ``--check`` compares it with disk.
+
+Outputs for base name ``B``: ``<module>.py`` (default module name: ``B`` made an
+identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .diagnostics import (
+    Diagnostic,
+    Severity,
+    Span,
+    code,
+    diag,
+    finalize,
+    has_errors,
+    render_text,
+)
+
+E_BASE = code("ETW612", Severity.ERROR, "the output base or module name is not usable")
+E_INTERNAL_RENDER = code(
+    "ETW613", Severity.ERROR, "the generated module failed etwmc's own safety check"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompileResult:
+    """Planned outputs (file name -> bytes; empty when there are errors) and diagnostics."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not has_errors(self.diagnostics)
+
+
+def default_base(path: str | Path) -> str:
+    """The manifest's file name without its last extension (``x.man`` -> ``x``)."""
+    return Path(path).stem or "manifest"
+
+
+def compile_manifest(
+    path: str | Path,
+    *,
+    base: str | None = None,
+    module: str | None = None,
+    wevt_version: int = 5,
+    python: bool = True,
+    binary: bool = True,
+    werror: bool = False,
+) -> CompileResult:
+    """Validate ``path`` and plan its outputs in memory (nothing is written)."""
+    from .validate import check_file
+
+    checked = check_file(path, werror=werror)
+    diags = list(checked.diagnostics)
+    manifest = checked.manifest
+    if not checked.ok or manifest is None:
+        return CompileResult({}, finalize(diags, werror=werror))
+    base = base if base is not None else default_base(path)
+    problem = _bad_name(base, module)
+    if problem:
+        diags.append(diag(E_BASE, Span(str(path)), problem))
+        return CompileResult({}, finalize(diags, werror=werror))
+    files: dict[str, bytes] = {}
+    if python:
+        from .codegen import build_context, module_name
+        from .render import render
+
+        ctx, gen_diags = build_context(manifest, version=__version__, source=Path(path).name)
+        diags.extend(gen_diags)
+        if not has_errors(gen_diags):
+            text = render("provider.py.j2", m=ctx)
+            safety = _syntax_problem(text)
+            if safety:
+                diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
+            files[f"{module or module_name(base)}.py"] = text.encode("ascii")
+    if binary:
+        from .wevt import binary_outputs, output_diagnostics
+
+        out_diags = list(output_diagnostics(manifest))
+        diags.extend(out_diags)
+        if not has_errors(out_diags):
+            files.update(binary_outputs(manifest, base, version=wevt_version))
+    diags = finalize(diags, werror=werror)
+    return CompileResult({} if has_errors(diags) else files, diags)
+
+
+def _bad_name(base: str, module: str | None) -> str | None:
+    from .emit import EmitError, check_name
+
+    try:
+        check_name(base)
+    except EmitError:
+        return f"the output base name {base!r} must be a plain file name"
+    if module is not None and not (module.isidentifier() and module.isascii()):
+        return f"the module name {module!r} is not a Python identifier"
+    return None
+
+
+_ALLOWED_IMPORTS = frozenset(
+    {"__future__", "codecs", "contextlib", "enum", "struct", "uuid", "collections.abc"}
+    | {"datetime", "typing", "etwmc.runtime"}
+)
+_ALLOWED_TOP = (ast.ClassDef, ast.FunctionDef, ast.Assign, ast.AnnAssign, ast.Import)
+_ALLOWED_TOP += (ast.ImportFrom,)
+
+
+def _syntax_problem(text: str) -> str | None:
+    """Defence in depth: the module is ASCII, parses, imports only what etwmc's modules
+    import, and at top level only defines names (no statement that does something)."""
+    if not text.isascii():
+        return "the generated module is not ASCII"
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        return f"the generated module does not parse: {e.msg} (line {e.lineno})"
+    for i, node in enumerate(tree.body):
+        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if not isinstance(node, _ALLOWED_TOP):
+            return f"unexpected top-level statement at line {node.lineno}"
+        if isinstance(node, ast.Import):
+            modules = {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            modules = {node.module or ""}
+        else:
+            continue
+        if not modules <= _ALLOWED_IMPORTS:
+            return f"unexpected import at line {node.lineno}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``etwmc compile`` subcommand; exit 0 ok, 1 errors or stale outputs."""
+    from .emit import EmitError, stale, write_all
+    from .lint import render as render_diags
+
+    result = compile_manifest(
+        args.manifest,
+        base=args.base,
+        module=args.module,
+        wevt_version=args.wevt_version,
+        python=not args.no_python,
+        binary=not args.no_binary,
+        werror=args.werror,
+    )
+    if result.diagnostics:
+        sys.stderr.write(render_diags(result.diagnostics, args.format))
+    if not result.ok:
+        return 1
+    if args.check:
+        out_of_date = stale(args.output_dir, result.files)
+        for name, why in out_of_date:
+            print(f"{Path(args.output_dir) / name}: {why}", file=sys.stderr)
+        if out_of_date:
+            print(
+                f"etwmc: {len(out_of_date)} of {len(result.files)} outputs are stale; "
+                f"regenerate with: etwmc compile {args.manifest} -o {args.output_dir}",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    try:
+        write_all(args.output_dir, result.files)
+    except EmitError as e:
+        print(f"etwmc: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+__all__ = ["CompileResult", "compile_manifest", "default_base", "render_text", "run"]
