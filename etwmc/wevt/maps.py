@@ -6,7 +6,7 @@ import struct
 
 from ..model import Map, PatternMap
 from .msgids import MessageIds
-from .strings import sized_string
+from .strings import ordinal_key, sized_string
 
 
 def write_maps(
@@ -17,7 +17,7 @@ def write_maps(
     start = len(out)
     n = len(maps)
     out += bytes(12 + 4 * n)
-    by_name = sorted(range(n), key=lambda i: maps[i].name)
+    by_name = sorted(range(n), key=lambda i: ordinal_key(maps[i].name))
     record_at: list[int] = []
     name_slots: list[int] = []
     for m in maps:

@@ -16,3 +16,8 @@ def sized_string(s: str) -> bytes:
 def z_string(s: str) -> bytes:
     """UTF-16LE text and a NUL, nothing else: the strings of PRVA and EVTA."""
     return s.encode("utf-16-le", "surrogatepass") + b"\0\0"
+
+
+def ordinal_key(s: str) -> bytes:
+    """Sort key for ordinal (UTF-16 code unit) order, as mc compares names."""
+    return s.encode("utf-16-be", "surrogatepass")

@@ -27,7 +27,7 @@ from ..model import Channel, Event, Manifest, Provider
 from .collect import ProviderItems, provider_items
 from .maps import write_maps, write_qtab
 from .msgids import NO_MESSAGE, MessageIds, assign_message_ids
-from .strings import sized_string, z_string
+from .strings import ordinal_key, sized_string, z_string
 from .ttbl import write_ttbl
 
 LEVL, TASK, OPCO, KEYW, EVNT, CHAN, MAPS, TTBL, QTAB, FLTR = range(10)
@@ -286,7 +286,7 @@ class _Writer:
         start = len(out)
         out += bytes(12 + 8 * len(rows))
         where: dict[str, int] = {}
-        for s in sorted({r[3] for r in rows}):
+        for s in sorted({r[3] for r in rows}, key=ordinal_key):
             where[s] = len(out)
             out += z_string(s)
         for i, (kind, version, value, s) in enumerate(rows):
