@@ -1,0 +1,63 @@
+"""Helpers for tests of generated provider modules: compile a manifest, import the module."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from etwmc.compile import compile_manifest
+
+ROOT = Path(__file__).resolve().parents[1]
+HELLO = ROOT / "examples" / "hello.man"
+
+_names = itertools.count()
+
+
+def generate(source: str | Path, tmp_path: Path, *, filename: str = "m.man") -> tuple[str, Path]:
+    """Compile a manifest (text or path) to Python only; returns (module text, .py path)."""
+    if isinstance(source, str):
+        man = tmp_path / filename
+        man.write_text(source, encoding="utf-8")
+    else:
+        man = source
+    result = compile_manifest(man, binary=False)
+    assert result.ok, [str(d.message) for d in result.diagnostics]
+    [(name, data)] = result.files.items()
+    out = tmp_path / name
+    out.write_bytes(data)
+    return data.decode("ascii"), out
+
+
+def load(path: Path) -> ModuleType:
+    """Import a generated module from ``path`` under a fresh, unique name."""
+    name = f"_etwmc_generated_{next(_names)}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def manifest(provider_body: str, *, strings: str = "", guid: str = "") -> str:
+    """A one-provider manifest around ``provider_body`` (channels, keywords, events...)."""
+    guid = guid or "{0C6A2C4E-1F0B-4C59-9E1A-6B1D0F3A7E21}"
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events"
+    xmlns:xs="http://www.w3.org/2001/XMLSchema">
+  <instrumentation><events>
+    <provider name="Etwmc-Test" guid="{guid}" symbol="TEST"
+              resourceFileName="t.dll" messageFileName="t.dll">
+{provider_body}
+    </provider>
+  </events></instrumentation>
+  <localization><resources culture="en-US"><stringTable>
+    <string id="dummy" value="x"/>
+{strings}
+  </stringTable></resources></localization>
+</instrumentationManifest>
+"""

@@ -1,0 +1,83 @@
+"""Manifest names -> Python identifiers: keywords, NFKC, collisions, determinism."""
+
+from __future__ import annotations
+
+import keyword
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from etwmc.naming import ENUM_RESERVED, Kind, Scope, identifier, sanitize
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("Foo", Kind.GLOBAL, "Foo"),
+        ("Microsoft-Windows-Shell/Operational", Kind.GLOBAL, "Microsoft_Windows_Shell_Operational"),
+        ("data with spaces", Kind.PARAM, "data_with_spaces"),
+        ("class", Kind.PARAM, "class_"),
+        ("match", Kind.GLOBAL, "match_"),
+        ("case", Kind.MEMBER, "case_"),
+        ("_", Kind.GLOBAL, "N"),
+        ("type", Kind.PARAM, "type_"),
+        ("123abc", Kind.GLOBAL, "N123abc"),
+        ("123abc", Kind.PARAM, "f123abc"),
+        ("1", Kind.MEMBER, "V1"),
+        ("_private", Kind.PARAM, "private"),
+        ("__dunder__", Kind.MEMBER, "dunder__"),
+        ("_sunder_", Kind.MEMBER, "sunder_"),
+        ("value", Kind.MEMBER, "value_"),
+        ("name", Kind.MEMBER, "name_"),
+        ("name", Kind.PARAM, "name"),
+        ("\ufb01le", Kind.GLOBAL, "file"),  # the fi ligature: Python would read it as "file"
+        ("caf\u00e9", Kind.GLOBAL, "caf_"),  # non-ASCII letters are replaced, not kept
+        ("", Kind.GLOBAL, "N"),
+        ("'''\n\u2028", Kind.GLOBAL, "N"),
+    ],
+)
+def test_identifier_rules(text: str, kind: Kind, expected: str) -> None:
+    assert identifier(text, kind) == expected
+
+
+def test_reserved_names_get_a_suffix() -> None:
+    assert identifier("register", reserved={"register"}) == "register_"
+    assert identifier("register_", reserved={"register", "register_"}) == "register__"
+
+
+@given(st.text(max_size=40), st.sampled_from(list(Kind)))
+def test_identifier_is_always_a_safe_ascii_identifier(text: str, kind: Kind) -> None:
+    name = identifier(text, kind)
+    assert name.isascii() and name.isidentifier()
+    assert not keyword.iskeyword(name) and not keyword.issoftkeyword(name)
+    assert not name.startswith("_")
+    if kind is Kind.MEMBER:
+        assert name not in ENUM_RESERVED
+
+
+def test_scope_collisions_are_suffixed_in_order_and_reported() -> None:
+    scope = Scope("event", file="x.man")
+    assert scope.claim("a-b") == "a_b"
+    assert scope.claim("a b") == "a_b_2"
+    assert scope.claim("a_b_2") == "a_b_2_2"  # a literal name that was already handed out
+    assert scope.claim("\ufb01") == "fi"
+    assert scope.claim("fi") == "fi_2"  # NFKC collision
+    codes = [d.code for d in scope.diagnostics]
+    assert codes == ["ETW600"] * 3
+    assert "'a b'" in scope.diagnostics[0].message and "'a-b'" in scope.diagnostics[0].message
+
+
+def test_scope_is_deterministic() -> None:
+    names = ["x", "x", "X", "x-1", "x_1", "class", "class_"]
+
+    def run() -> list[str]:
+        s = Scope("n")
+        return [s.claim(n) for n in names]
+
+    assert run() == run() == ["x", "x_2", "X", "x_1", "x_1_2", "class_", "class__2"]
+
+
+def test_sanitize_keeps_mc_shape() -> None:
+    assert sanitize("Microsoft-Windows-Foo") == "Microsoft_Windows_Foo"
+    assert sanitize("9lives") == "_9lives"
