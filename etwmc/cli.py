@@ -89,6 +89,13 @@ def _add_decompile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.add_argument(
         "--messages", action="append", default=[], metavar="MSG.bin", help="message table(s)"
     )
+    p.add_argument(
+        "--culture",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="culture of the n-th --messages table (default: en-US for the first)",
+    )
     p.add_argument("-o", "--output", metavar="FILE", help="manifest to write (default: stdout)")
     p.set_defaults(_run="etwmc.wevt.decompile:run")
 

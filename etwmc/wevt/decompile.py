@@ -398,7 +398,8 @@ def run(args: argparse.Namespace) -> int:
         with open(args.blob, "rb") as f:
             blob = f.read()
         tables = load_message_tables(args.messages)
-        manifest = read_wevt(blob, messages=tables, path=args.blob)
+        cultures = getattr(args, "culture", None) or ()
+        manifest = read_wevt(blob, messages=tables, cultures=cultures, path=args.blob)
     except (OSError, ValueError) as e:  # WevtError, MessageTableError
         print(f"etwmc: {e}", file=sys.stderr)
         return 1
