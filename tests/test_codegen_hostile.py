@@ -119,4 +119,4 @@ def test_hostile_names_still_work(tmp_path: Path) -> None:
     assert callable(m.register) and callable(m.write_write_register)
     assert m.write_register.id == 4  # the descriptor of the event named "write_register"
     assert m.print_.id == 3 and "print" not in vars(m)
-    assert m.N_on_0.id == 5  # "_on_0" cannot reach the module's private flags
+    assert m.on_0.id == 5 and m._on_0 is False  # "_on_0" cannot reach the module's private flags
