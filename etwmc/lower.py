@@ -4,7 +4,8 @@ Rules applied here (each reported with its own code):
 
 * QNames (``ns1:Level``, ``win:Error``) resolve through the element's in-scope namespace
   prefixes; an unprefixed name is in the element's default namespace.  The prefix
-  ``win`` resolves to winmeta even when it is not declared (as mc does).
+  ``win`` resolves to winmeta even when it is not declared (as mc does); any other
+  undeclared prefix is the schema's to report, and names using it stay distinct.
 * Event references resolve in mc's order: level → provider levels, then ``win:``;
   task → provider tasks, then ``win:None``; opcode → the event's task's opcodes, then
   provider opcodes, then ``win:``; keywords → provider keywords, then ``win:``;
@@ -74,7 +75,6 @@ W_MISSING_STRING = code(
     "ETW409", Severity.WARNING, "a string of the primary culture is missing from another culture"
 )
 E_UNKNOWN_IMPORT = code("ETW410", Severity.ERROR, "importChannel names an unknown channel")
-E_PREFIX = code("ETW411", Severity.ERROR, "a QName uses an undeclared namespace prefix")
 E_BAD_STRREF = code("ETW412", Severity.ERROR, "a message attribute is not a $(string.ID) reference")
 E_DUP_STRING = code("ETW301", Severity.ERROR, "a string id is defined twice in one culture")
 
@@ -181,7 +181,6 @@ class _Lowerer:
         self.doc = doc
         self.diags: list[Diagnostic] = []
         self.string_refs: list[tuple[str, etree._Element, str]] = []  # (id, elem, attr)
-        self.reported_prefixes: set[str] = set()
         # Channels defined by any provider of the manifest, for importChannel.
         self.defined_channels: dict[str, Channel] = {}
 
@@ -210,16 +209,7 @@ class _Lowerer:
                 return (wm.WIN_NS, local)
             if prefix == "xs":
                 return (wm.XS_NS, local)
-            if prefix not in self.reported_prefixes:
-                # Once per prefix: every later use would only repeat the same fix.
-                self.reported_prefixes.add(prefix)
-                self.error(
-                    E_PREFIX,
-                    elem,
-                    f"the namespace prefix '{prefix}' in '{text}' is not declared",
-                    attr=attr,
-                    hint=f'declare it with xmlns:{prefix}="..." on an enclosing element',
-                )
+            # The schema reports undeclared prefixes (ETW128); keep the name distinct.
             return ("prefix:" + prefix, local)
         return (uri, local)
 
@@ -446,9 +436,11 @@ class _Lowerer:
             span=self.doc.span(p),
         )
 
-    def defined(self, elems: list[etree._Element]) -> dict[int, Channel]:
+    def defined(self, elems: list[etree._Element]) -> tuple[dict[int, Channel], dict[int, int]]:
         """The provider's own channels by list position, with values assigned: given, or
-        the next free value from 16 upward in declaration order."""
+        the next free value from 16 upward in declaration order.  An ``importChannel`` of
+        a name that is not a ``win:`` channel takes the next free value too (mc does not
+        copy the other provider's value), returned in the second mapping."""
         used = {
             v
             for c in elems
@@ -458,8 +450,14 @@ class _Lowerer:
         }
         next_free = 16
         out: dict[int, Channel] = {}
+        imported: dict[int, int] = {}
         for i, c in enumerate(elems):
             if _local(c) != "channel":
+                if c.get("name", "") not in BUILTINS.channels:
+                    while next_free in used:
+                        next_free += 1
+                    imported[i] = next_free
+                    used.add(next_free)
                 continue
             value = self.int_attr(c, "value")
             given = value is not None
@@ -482,7 +480,7 @@ class _Lowerer:
                 index=i,
                 span=self.doc.span(c),
             )
-        return out
+        return out, imported
 
     def channels(
         self, section: etree._Element | None, *, collect_only: bool = False
@@ -491,12 +489,12 @@ class _Lowerer:
             return ()
         elems = [c for c in _children(section) if _local(c) in ("channel", "importChannel")]
         if collect_only:
-            for ch in self.defined(elems).values():
+            for ch in self.defined(elems)[0].values():
                 self.defined_channels.setdefault(ch.name, ch)
                 if ch.chid:
                     self.defined_channels.setdefault(ch.chid, ch)
             return ()
-        own = self.defined(elems)
+        own, import_values = self.defined(elems)
         out: list[Channel] = []
         for i, c in enumerate(elems):
             if i in own:
@@ -533,14 +531,15 @@ class _Lowerer:
                     )
                 )
                 continue
+            builtin = i not in import_values
             out.append(
                 Channel(
                     name=name,
                     chid=c.get("chid"),
                     type=src.type,
-                    value=src.value,
+                    value=src.value if builtin else import_values[i],
                     symbol=c.get("symbol"),
-                    message=src.message,
+                    message=src.message if builtin else None,
                     isolation=src.isolation,
                     enabled=src.enabled,
                     access=src.access,

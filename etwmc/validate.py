@@ -54,13 +54,20 @@ def _check(path: str, doc: Document | None, diags: list[Diagnostic], werror: boo
     from .lower import lower_document
 
     manifest, lowered = lower_document(doc)
-    # A value the schema already rejected is not reported again by lowering.
-    schema_lines = {d.span.line for d in schema}
-    diags.extend(d for d in lowered if not (d.code == "ETW200" and d.span.line in schema_lines))
-
     from .rules import run_rules
 
-    diags.extend(_refine(doc, d) for d in run_rules(manifest))
+    later = lowered + [_refine(doc, d) for d in run_rules(manifest)]
+    # One problem, one report: what the schema already said about an element or an
+    # attribute (same place) is not said again by a later stage, and a value the schema
+    # rejected is not reported as unreadable either.
+    schema_places = {(d.span.line, d.span.col) for d in schema if d.severity == Severity.ERROR}
+    schema_lines = {line for line, _ in schema_places}
+    diags.extend(
+        d
+        for d in later
+        if (d.span.line, d.span.col) not in schema_places
+        and not (d.code == "ETW200" and d.span.line in schema_lines)
+    )
     return Checked(path, manifest, finalize(diags, werror=werror))
 
 

@@ -359,14 +359,7 @@ def _golden(name: str) -> Path:
 
 GOLDEN_STEMS = [
     "Empty", "TaskOpcodes", "ImportChannels", "EventAttributes", "Large", "ProviderTraits",
-    "ReferenceChannels", "TypeMangling", "wpf-etw",
-    pytest.param(
-        "ImportChannelFromProvider",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="lowering gives the imported channels values 23-25; mc wrote 17-20",
-        ),
-    ),
+    "ReferenceChannels", "TypeMangling", "wpf-etw", "ImportChannelFromProvider",
 ]  # fmt: skip
 
 

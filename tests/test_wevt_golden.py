@@ -9,14 +9,13 @@ byte runs around it.  Every valid corpus manifest must produce every binary outp
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
 
+from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
 from etwmc import winmeta as wm
-from etwmc.model import Channel, Manifest
+from etwmc.model import Manifest
 from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, build_message_tables, build_rc, build_wevt
 from etwmc.wevt.layout import explain_difference, first_difference
@@ -26,11 +25,7 @@ ETK = GOLDEN / "event-trace-kit"
 WPF = GOLDEN / "dotnet-wpf"
 
 # Where mc and etwmc's front end are known to disagree (not the writers): the reason.
-KNOWN = {
-    "ImportChannelFromProvider": "mc does not copy a channel another provider defines: "
-    "importChannel of a non-winmeta name gets the next free value from 16 and no message, "
-    "while the model copies the other provider's channel",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _goldens() -> list[tuple[str, str]]:
@@ -87,35 +82,6 @@ def _compare(manifest: Manifest, suffix: str, expected: bytes) -> None:
     else:
         version = 5 if suffix == ".wevt.v5.bin" else 3
         _assert_same(build_wevt(manifest, version=version), expected, crim=True)
-
-
-def _mc_imports(manifest: Manifest) -> Manifest:
-    """The model with mc's reading of importChannel: only winmeta channels are copied;
-    any other name becomes an imported channel with the next free value and no message."""
-    providers = []
-    for p in manifest.providers:
-        taken = {c.value for c in p.channels if not c.imported}
-        new: dict[int, Channel] = {}
-        chans = []
-        for c in p.channels:
-            if c.imported and c.name not in wm.CHANNELS:
-                value = next(v for v in range(16, 256) if v not in taken)
-                taken.add(value)
-                nc = replace(c, value=value, message=None)
-                new[id(c)] = nc
-                chans.append(nc)
-            else:
-                chans.append(c)
-        events = tuple(replace(e, channel=new.get(id(e.channel), e.channel)) for e in p.events)
-        providers.append(replace(p, channels=tuple(chans), events=events))
-    return replace(manifest, providers=tuple(providers))
-
-
-@pytest.mark.parametrize("suffix", [".wevt.v5.bin", ".wevt.v3.bin", ".msg.bin"])
-def test_import_channel_from_provider_with_mc_semantics(suffix: str) -> None:
-    """The writers reproduce ImportChannelFromProvider once the model reads imports as mc does."""
-    manifest = _mc_imports(_model(ETK / "ImportChannelFromProvider.man"))
-    _compare(manifest, suffix, (ETK / f"ImportChannelFromProvider{suffix}").read_bytes())
 
 
 def test_event_trace_kit_mc81_legacy_template_ids() -> None:
