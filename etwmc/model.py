@@ -104,8 +104,13 @@ class Channel:
 
     @property
     def keyword_bit(self) -> int:
-        """The bit mc adds to the keywords of events written to this channel (0 if none)."""
-        return 0 if self.index is None else 1 << (63 - self.index)
+        """The bit mc adds to the keywords of events written to this channel (0 if none).
+
+        Only the first eight list positions have a bit (56..63); a longer list is an
+        error the validator reports."""
+        if self.index is None or not 0 <= self.index < 8:
+            return 0
+        return 1 << (63 - self.index)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
