@@ -25,7 +25,7 @@ import threading
 from importlib import resources
 from pathlib import Path
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from ..diagnostics import Diagnostic
 from ..parse import Document

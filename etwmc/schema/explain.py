@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from ..diagnostics import Code, Diagnostic, Severity, Span, code, diag
 from ..parse import Document

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree  # type: ignore[import-untyped]
+from lxml import etree
 
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..parse import Document
