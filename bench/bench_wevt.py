@@ -1,4 +1,5 @@
-"""Encode time of every binary output (TEMP.BIN, message tables, .rc) for the largest corpus manifests.
+"""Encode time of every binary output (TEMP.BIN, message tables, .rc) for the largest
+manifests of the corpus.
 
 Run: .venv/bin/python bench/bench_wevt.py [--repeat N]
 

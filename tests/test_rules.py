@@ -12,10 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.diagnostics import REGISTRY, Diagnostic, Severity
 from etwmc.rules import _load
 from etwmc.rules._sddl import sddl_problem

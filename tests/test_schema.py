@@ -12,11 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.diagnostics import Severity
 from etwmc.parse import Document, parse_bytes, parse_file
 from etwmc.schema import load_schema, schema_diagnostics, schema_path
