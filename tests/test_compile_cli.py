@@ -1,0 +1,75 @@
+"""``etwmc compile`` from the command line and ``compile_manifest`` as a library."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from codegen_helpers import HELLO
+
+from etwmc.cli import main
+from etwmc.compile import compile_manifest
+
+BROKEN = HELLO.read_text().replace('template="HelloArgs"', 'template="NoSuchTemplate"')
+
+
+def test_compile_writes_module_and_binary_outputs(tmp_path: Path) -> None:
+    assert main(["compile", str(HELLO), "-o", str(tmp_path / "out")]) == 0
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == ["hello.py", "hello.rc", "helloTEMP.BIN", "hello_MSG00001.bin"]
+
+
+def test_base_and_module_options(tmp_path: Path) -> None:
+    args = ["compile", str(HELLO), "-o", str(tmp_path), "-z", "greet", "--module", "greetings"]
+    assert main(args) == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["greet.rc", "greetTEMP.BIN", "greet_MSG00001.bin", "greetings.py"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "expected"),
+    [("--no-python", ["hello.rc", "helloTEMP.BIN", "hello_MSG00001.bin"]), ("--no-binary", ["hello.py"])],
+)
+def test_no_python_no_binary(tmp_path: Path, flag: str, expected: list[str]) -> None:
+    assert main(["compile", str(HELLO), "-o", str(tmp_path), flag]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == expected
+
+
+def test_failed_compile_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    man = tmp_path / "broken.man"
+    man.write_text(BROKEN)
+    out = tmp_path / "out"
+    assert main(["compile", str(man), "-o", str(out)]) == 1
+    assert not out.exists()
+    assert "NoSuchTemplate" in capsys.readouterr().err
+    result = compile_manifest(man)
+    assert not result.ok and result.files == {}
+
+
+@pytest.mark.parametrize("bad", [["-z", "../up"], ["--module", "not-an-identifier"]])
+def test_bad_names_are_diagnostics(tmp_path: Path, bad: list[str]) -> None:
+    assert main(["compile", str(HELLO), "-o", str(tmp_path), *bad]) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    man = tmp_path / "hello.man"
+    shutil.copy(HELLO, man)
+    out = tmp_path / "out"
+    assert main(["compile", str(man), "-o", str(out), "--check"]) == 1
+    assert not out.exists()
+    assert main(["compile", str(man), "-o", str(out)]) == 0
+    assert main(["compile", str(man), "-o", str(out), "--check"]) == 0
+    man.write_text(man.read_text().replace('value="3"', 'value="4"'))
+    capsys.readouterr()
+    assert main(["compile", str(man), "-o", str(out), "--check"]) == 1
+    err = capsys.readouterr().err
+    assert "hello.py: differs" in err and "stale" in err and "etwmc compile" in err
+
+
+def test_library_result_matches_cli_output(tmp_path: Path) -> None:
+    result = compile_manifest(HELLO, base="x", module="mod")
+    assert result.ok
+    assert main(["compile", str(HELLO), "-o", str(tmp_path), "-z", "x", "--module", "mod"]) == 0
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == result.files
