@@ -428,7 +428,8 @@ def _inline(items: tuple[Field | Struct, ...], params: list[str], structs: dict[
         if run_fmt:
             segments.append((run_fmt, run_args))
             run_fmt, run_args = "", []
-        segments.append(f'_u16({name})[0] + b"\\x00\\x00"' if c == 1 else f'{name}.encode() + b"\\x00"')
+        nul = '_u16({})[0] + b"\\x00\\x00"' if c == 1 else '{}.encode() + b"\\x00"'
+        segments.append(nul.format(name))
     if run_fmt:
         segments.append((run_fmt, run_args))
     lines: list[str] = []

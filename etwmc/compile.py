@@ -115,8 +115,8 @@ _ALLOWED_IMPORTS = frozenset(
     {"__future__", "codecs", "contextlib", "enum", "struct", "uuid", "collections.abc"}
     | {"datetime", "typing", "etwmc.runtime"}
 )
-_ALLOWED_TOP = (ast.ClassDef, ast.FunctionDef, ast.Assign, ast.AnnAssign, ast.Import)
-_ALLOWED_TOP += (ast.ImportFrom,)
+_ALLOWED_TOP: tuple[type[ast.stmt], ...] = (ast.ClassDef, ast.FunctionDef, ast.Assign)
+_ALLOWED_TOP += (ast.AnnAssign, ast.Import, ast.ImportFrom)
 
 
 def _syntax_problem(text: str) -> str | None:

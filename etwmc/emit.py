@@ -18,11 +18,6 @@ import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from .diagnostics import Severity, code
-
-E_WRITE = code("ETW610", Severity.ERROR, "an output file cannot be written")
-E_STALE = code("ETW611", Severity.ERROR, "an output file on disk differs from what would be written")
-
 
 class EmitError(Exception):
     """An output could not be written; nothing of the plan was left behind."""

@@ -95,7 +95,7 @@ def _mode() -> Any:
     import black
 
     return black.Mode(
-        target_versions={black.TargetVersion.PY311},
+        target_versions={black.mode.TargetVersion.PY311},
         line_length=LINE_LENGTH,
         string_normalization=True,
         magic_trailing_comma=True,

@@ -49,7 +49,8 @@ BODY = f"""
         </template>
       </templates>
       <events>
-        <event value="1" symbol="import" name="{INJ}" level="win:Informational" template="T" channel="c1"/>
+        <event value="1" symbol="import" name="{INJ}" level="win:Informational"
+               template="T" channel="c1"/>
         <event value="2" symbol="register" level="win:Informational"/>
         <event value="3" symbol="print" level="win:Informational"/>
         <event value="4" symbol="write_register" level="win:Informational"/>

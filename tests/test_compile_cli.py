@@ -29,7 +29,10 @@ def test_base_and_module_options(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("flag", "expected"),
-    [("--no-python", ["hello.rc", "helloTEMP.BIN", "hello_MSG00001.bin"]), ("--no-binary", ["hello.py"])],
+    [
+        ("--no-python", ["hello.rc", "helloTEMP.BIN", "hello_MSG00001.bin"]),
+        ("--no-binary", ["hello.py"]),
+    ],
 )
 def test_no_python_no_binary(tmp_path: Path, flag: str, expected: list[str]) -> None:
     assert main(["compile", str(HELLO), "-o", str(tmp_path), flag]) == 0

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from codegen_helpers import HELLO, load
-from conftest import CORPUS, corpus_files, expected_failures, require_shared
 
+from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.compile import compile_manifest
 from etwmc.render import black_check
 
@@ -81,7 +81,8 @@ def _compile_in_subprocess(man: Path, seed: str) -> bytes:
     code = (
         "import sys; from etwmc.compile import compile_manifest\n"
         f"r = compile_manifest({str(man)!r})\n"
-        "sys.stdout.buffer.write(b''.join(k.encode() + b'\\0' + r.files[k] for k in sorted(r.files)))"
+        "out = b''.join(k.encode() + b'\\0' + r.files[k] for k in sorted(r.files))\n"
+        "sys.stdout.buffer.write(out)"
     )
     env = dict(os.environ, PYTHONHASHSEED=seed)
     return subprocess.run(
