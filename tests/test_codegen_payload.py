@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import struct
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 
@@ -52,7 +52,7 @@ BODY = """
       </events>
 """
 G = uuid.UUID("12345678-1234-5678-9abc-def012345678")
-WHEN = datetime(2024, 2, 29, 13, 14, 15, 678000, tzinfo=timezone.utc)
+WHEN = datetime(2024, 2, 29, 13, 14, 15, 678000, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")
