@@ -61,8 +61,12 @@ def compile_manifest(
     python: bool = True,
     binary: bool = True,
     werror: bool = False,
+    resource_dll: bool = False,
 ) -> CompileResult:
-    """Validate ``path`` and plan its outputs in memory (nothing is written)."""
+    """Validate ``path`` and plan its outputs in memory (nothing is written).
+
+    ``resource_dll`` adds the resource-only DLL (:func:`etwmc.pe.resource_dll`), named
+    after the providers' ``resourceFileName`` (else ``<base>.dll``)."""
     from .validate import check_file
 
     checked = check_file(path, werror=werror)
@@ -88,13 +92,21 @@ def compile_manifest(
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
-    if binary:
+    if binary or resource_dll:
         from .wevt import binary_outputs, output_diagnostics
 
         out_diags = list(output_diagnostics(manifest))
         diags.extend(out_diags)
         if not has_errors(out_diags):
-            files.update(binary_outputs(manifest, base, version=wevt_version))
+            outputs = binary_outputs(manifest, base, version=wevt_version)
+            if binary:
+                files.update(outputs)
+            if resource_dll:
+                from .pe import dll_name
+                from .pe import resource_dll as build_dll
+
+                dll = build_dll(manifest, outputs=outputs, base=base)
+                files[dll_name(manifest, f"{base}.dll")] = dll
     diags = finalize(diags, werror=werror)
     return CompileResult({} if has_errors(diags) else files, diags)
 
@@ -157,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
         python=not args.no_python,
         binary=not args.no_binary,
         werror=args.werror,
+        resource_dll=args.resource_dll,
     )
     if result.diagnostics:
         sys.stderr.write(render_diags(result.diagnostics, args.format))

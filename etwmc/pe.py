@@ -16,6 +16,7 @@ case-insensitively and stored in upper case (as rc.exe stores them, and as
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -388,19 +389,26 @@ def event_resources(
     return out
 
 
-def resource_dll(manifest: Manifest, *, version: int = 5) -> bytes:
+def resource_dll(
+    manifest: Manifest,
+    *,
+    version: int = 5,
+    outputs: Mapping[str, bytes] | None = None,
+    base: str = "x",
+) -> bytes:
     """The resource DLL for a manifest: its WEVT_TEMPLATE and one MESSAGETABLE per
     ``<resources>`` culture, the very bytes ``etwmc compile`` writes as files.
 
-    Raises :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a LANGID
+    ``outputs`` are binary outputs already made for ``base``
+    (:func:`etwmc.wevt.binary_outputs`); without them they are made here.  Raises
+    :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a LANGID
     (``etwmc.wevt.output_diagnostics`` reports it beforehand).
     """
     from .wevt import binary_outputs
     from .wevt.cultures import langid
     from .wevt.rc import message_table_file, template_file
 
-    base = "x"
-    files = binary_outputs(manifest, base, version=version)
+    files = outputs if outputs is not None else binary_outputs(manifest, base, version=version)
     tables = [
         (langid(res.culture), files[message_table_file(base, n)])
         for n, res in enumerate(manifest.resources, 1)
@@ -408,10 +416,15 @@ def resource_dll(manifest: Manifest, *, version: int = 5) -> bytes:
     return build_resource_dll(event_resources(files[template_file(base)], tables))
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\.(dll|DLL|exe|EXE|sys|SYS)\Z")
+
+
 def dll_name(manifest: Manifest, default: str) -> str:
     """The file name the manifest gives its resource DLL: the last component of the
-    providers' ``resourceFileName`` when they all name the same one, else ``default``."""
+    providers' ``resourceFileName`` when they all name the same plain ``*.dll``
+    (``.exe``, ``.sys``) file, else ``default``."""
     from pathlib import PureWindowsPath
 
     names = {PureWindowsPath(p.resource_file).name for p in manifest.providers if p.resource_file}
-    return names.pop() if len(names) == 1 else default
+    name = names.pop() if len(names) == 1 else ""
+    return name if _PLAIN_NAME.match(name) else default

@@ -318,3 +318,24 @@ def test_read_resources_rejects_broken_images(mutate: object) -> None:
     assert callable(mutate)
     with pytest.raises(ResourceError):
         read_resources(mutate(dll))
+
+
+def test_compile_resource_dll_writes_the_dll(tmp_path: Path) -> None:
+    from etwmc.cli import main
+    from etwmc.pe import read_resources
+
+    man = tmp_path / "two.man"
+    man.write_text(TWO_CULTURES, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["compile", "--resource-dll", "-o", str(out), str(man)]) == 0
+    dll = read_resources((out / "two.dll").read_bytes())
+    assert dll[(WEVT_TEMPLATE, 1, 0x407)] == (out / "twoTEMP.BIN").read_bytes()
+    assert dll[(RT_MESSAGETABLE, 1, 0x409)] == (out / "two_MSG00001.bin").read_bytes()
+    assert dll[(RT_MESSAGETABLE, 1, 0x407)] == (out / "two_MSG00002.bin").read_bytes()
+    assert main(["compile", "--resource-dll", "--check", "-o", str(out), str(man)]) == 0
+    only = tmp_path / "only"
+    assert (
+        main(["compile", "--resource-dll", "--no-binary", "--no-python", "-o", str(only), str(man)])
+        == 0
+    )
+    assert sorted(p.name for p in only.iterdir()) == ["two.dll"]
