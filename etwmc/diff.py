@@ -101,7 +101,7 @@ class Side:
 
 
 def load(path: str | Path) -> tuple[Side | None, list[Diagnostic]]:
-    """Read a manifest or a TEMP.BIN blob.
+    """Read a manifest, a TEMP.BIN blob or a resource DLL.
 
     A manifest is validated and its errors are returned (they make ``etwmc diff`` fail);
     the comparison still runs on its model when there is one, since most validation
