@@ -328,11 +328,23 @@ def _referenced(items: tuple[Field | Struct, ...] | tuple[Field, ...]) -> set[st
     return out
 
 
+def _count(it: Field | Struct) -> int | str | None:
+    """An item's count; a constant 0 is no count: mc's binary metadata stores none for
+    it, so decoders read one value (and a NUL-terminated string for a length 0), and
+    the module must write what they read."""
+    return None if it.count == 0 else it.count
+
+
+def _length(it: Field | Struct) -> int | str | None:
+    """Likewise, a constant length 0 is no length."""
+    return None if it.length == 0 else it.length
+
+
 def _py_type(f: Field) -> str:
     assert f.in_type is not None
     c = f.in_type.code
     base = "int" if c in SCALAR_FORMATS and c not in _PY_TYPES else _PY_TYPES[c]
-    return f"Sequence[{base}]" if f.count is not None else base
+    return f"Sequence[{base}]" if _count(f) is not None else base
 
 
 def _specs(
@@ -348,8 +360,8 @@ def _specs(
     derived: list[bool] = []
     types: list[str] = []
     for it in items:
-        count, count_ref, ok1 = _extent(it.count, names)
-        length, length_ref, ok2 = _extent(it.length, names)
+        count, count_ref, ok1 = _extent(_count(it), names)
+        length, length_ref, ok2 = _extent(_length(it), names)
         if not (ok1 and ok2):
             diags.append(
                 diag(
@@ -365,7 +377,7 @@ def _specs(
             members, m_derived, m_types = _specs(it.fields, where, span_of, diags)
             user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
             tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
-            types.append(f"Sequence[{tup}]" if it.count is not None else tup)
+            types.append(f"Sequence[{tup}]" if _count(it) is not None else tup)
             code_ = STRUCT_CODE
         else:
             if it.in_type is None:
@@ -416,7 +428,7 @@ def _inline(items: tuple[Field | Struct, ...], params: list[str], structs: dict[
     for it, name in zip(items, params, strict=True):
         if not isinstance(it, Field) or it.in_type is None:
             return None
-        if it.count is not None or it.length is not None:
+        if _count(it) is not None or _length(it) is not None:
             return None
         c = it.in_type.code
         if c in SCALAR_FORMATS or c == 15:
