@@ -178,3 +178,35 @@ def test_generated_module_is_black_exact_and_ascii(tmp_path: Path) -> None:
     text, _ = generate(manifest(BODY), tmp_path)
     assert text.isascii()
     assert black_check(text) == text
+
+
+def test_activity_ids_are_keyword_only(mod: ModuleType, session: Session) -> None:
+    with pytest.raises(TypeError, match="keyword-only"):
+        mod.write_Scalars(*SCALARS.values(), uuid.uuid4())
+    assert session.events() == []
+
+
+def test_derived_counts_must_agree(tmp_path: Path) -> None:
+    body = """
+      <templates>
+        <template tid="T">
+          <data name="n" inType="win:UInt8"/>
+          <data name="xs" inType="win:UInt8" count="n"/>
+          <data name="ys" inType="win:UInt16" count="n"/>
+        </template>
+      </templates>
+      <events><event value="1" symbol="Two" level="win:Error" template="T"/></events>
+"""
+    _, path = generate(manifest(body), tmp_path)
+    m = load(path)
+    b = InProcBackend()
+    with b.session() as s, m.registration(b):
+        s.enable(GUID)
+        m.write_Two([1, 2], [3, 4])
+        with pytest.raises(m.EventError) as err:
+            m.write_Two([1, 2], [3])
+        assert err.value.field == "n" and "disagree" in err.value.problem
+        with pytest.raises(m.EventError) as err:
+            m.write_Two(5, [3])
+        assert err.value.field == "n" and "expected a sequence" in err.value.problem
+        assert [e.user_data for e in s.events()] == [b"\x02\x01\x02\x03\x00\x04\x00"]
