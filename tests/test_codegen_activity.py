@@ -6,7 +6,6 @@ import asyncio
 import contextvars
 import threading
 import uuid
-from pathlib import Path
 from types import ModuleType
 
 import pytest
