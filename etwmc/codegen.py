@@ -11,6 +11,10 @@ Every decision lives here; the template only loops.  The steps, in order:
 4. **Payload plans**: each template becomes a tuple of field specs for the module's
    generic encoder; templates of fixed-size scalars, GUIDs and NUL-terminated strings
    also get an inlined encoder (one precompiled ``struct.Struct`` per run of scalars).
+   Parameter types: int, float, bool, str, bytes, uuid.UUID, datetime, ``str | bytes``
+   for SIDs; ``Sequence[...]`` for arrays; a tuple (or a dict by member name) for a
+   struct.  Count and length fields are not parameters: they are filled in from the
+   sequences and strings they measure.
 5. **Literals**: every manifest text goes through :func:`etwmc.render.pystr`; numbers
    are formatted from ints; GUIDs from :class:`uuid.UUID`.  Nothing else is emitted.
 """
@@ -377,6 +381,7 @@ def _specs(
             members, m_derived, m_types = _specs(it.fields, where, span_of, diags)
             user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
             tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
+            tup += " | dict[str, object]"
             types.append(f"Sequence[{tup}]" if _count(it) is not None else tup)
             code_ = STRUCT_CODE
         else:

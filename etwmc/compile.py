@@ -156,6 +156,26 @@ def _syntax_problem(text: str) -> str | None:
     return None
 
 
+def _change_summary(path: Path, new: bytes, why: str) -> str:
+    """`` (+a -b lines)`` for a text output that differs, else nothing."""
+    import difflib
+
+    if why != "differs" or path.suffix not in (".py", ".rc"):
+        return ""
+    try:
+        old = path.read_bytes().decode("utf-8").splitlines()
+        lines = new.decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return ""
+    added = removed = 0
+    for line in difflib.unified_diff(old, lines, lineterm="", n=0):
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return f" (+{added} -{removed} lines)"
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``etwmc compile`` subcommand; exit 0 ok, 1 errors or stale outputs."""
     from .emit import EmitError, stale, write_all
@@ -178,7 +198,8 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         out_of_date = stale(args.output_dir, result.files)
         for name, why in out_of_date:
-            print(f"{Path(args.output_dir) / name}: {why}", file=sys.stderr)
+            detail = _change_summary(Path(args.output_dir) / name, result.files[name], why)
+            print(f"{Path(args.output_dir) / name}: {why}{detail}", file=sys.stderr)
         if out_of_date:
             print(
                 f"etwmc: {len(out_of_date)} of {len(result.files)} outputs are stale; "

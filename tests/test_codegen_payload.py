@@ -94,7 +94,7 @@ def test_scalars_and_strings(mod: ModuleType, session: Session) -> None:
 def test_counts_lengths_structs_and_time_types(mod: ModuleType, session: Session) -> None:
     mod.write_Complex(
         [1, 2, 3], b"\x00\xff", "ab", "cnt", b"\x01\x02\x03", WHEN, WHEN, "S-1-5-21-7-8",
-        [(1, "x"), (2, "yz")],
+        [(1, "x"), {"y": "yz", "x": 2}],
     )  # fmt: skip
     [rec] = session.events()
     ticks = (int(WHEN.timestamp()) + 11644473600) * 10_000_000 + 678000 * 10
@@ -143,6 +143,7 @@ def test_wrong_values_raise_one_clear_error_and_write_nothing(
         (7, "S-2-x", "sid", "not a SID"),
         (8, [(1, "x"), (2,)], "pairs", "tuple of 2"),
         (8, [(1, 5)], "pairs.y", "expected str"),
+        (8, [{"x": 1}], "pairs", "expected the keys"),
         (5, "naive?", "ft", "expected datetime"),
     ],
 )

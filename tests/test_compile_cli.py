@@ -68,7 +68,7 @@ def test_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["compile", str(man), "-o", str(out), "--check"]) == 1
     err = capsys.readouterr().err
-    assert "hello.py: differs" in err and "stale" in err and "etwmc compile" in err
+    assert "hello.py: differs (+2 -2 lines)" in err and "stale" in err and "etwmc compile" in err
 
 
 def test_library_result_matches_cli_output(tmp_path: Path) -> None:
