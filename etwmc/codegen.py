@@ -339,6 +339,13 @@ def _count(it: Field | Struct) -> int | str | None:
     return None if it.count == 0 else it.count
 
 
+def _utf8(f: Field) -> bool:
+    """ANSI strings are Windows-1252 unless their outType is win:Utf8."""
+    return f.in_type is not None and f.in_type.code in (2, 23) and (
+        f.out_type is not None and f.out_type.qname == "win:Utf8"
+    )
+
+
 def _length(it: Field | Struct) -> int | str | None:
     """Likewise, a constant length 0 is no length."""
     return None if it.length == 0 else it.length
@@ -405,6 +412,8 @@ def _specs(
                 args.append(f"{key}={val}")
         if is_derived:
             args.append("derived=True")
+        if isinstance(it, Field) and _utf8(it):
+            args.append("utf8=True")
         if isinstance(it, Struct):
             # Exploded with magic trailing commas: black keeps this shape at any width.
             specs.append("_Field(")
@@ -445,8 +454,12 @@ def _inline(items: tuple[Field | Struct, ...], params: list[str], structs: dict[
         if run_fmt:
             segments.append((run_fmt, run_args))
             run_fmt, run_args = "", []
-        nul = '_u16({})[0] + b"\\x00\\x00"' if c == 1 else '{}.encode() + b"\\x00"'
-        segments.append(nul.format(name))
+        if c == 1:
+            segments.append(f'_u16({name})[0] + b"\\x00\\x00"')
+        elif _utf8(it):
+            segments.append(f'{name}.encode() + b"\\x00"')
+        else:
+            segments.append(f'_ansi({name})[0] + b"\\x00"')
     if run_fmt:
         segments.append((run_fmt, run_args))
     lines: list[str] = []

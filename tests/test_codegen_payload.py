@@ -74,7 +74,7 @@ def session(mod: ModuleType) -> Session:
 SCALARS = dict(
     i8=-5, u8=250, i16=-300, u16=65535, i32=-70000, u32=4_000_000_000, i64=-(2**40),
     u64=2**64 - 1, f=1.5, d=-2.25, b=True, g=G, p=0xDEADBEEF, h32=0xABCDEF01, h64=2**63,
-    s="h\u00e9llo \U0001f600", a="plain",
+    s="h\u00e9llo \U0001f600", a="caf\u00e9 \u20ac",
 )  # fmt: skip
 
 
@@ -87,7 +87,7 @@ def test_scalars_and_strings(mod: ModuleType, session: Session) -> None:
         v["i8"], v["u8"], v["i16"], v["u16"], v["i32"], v["u32"], v["i64"], v["u64"],
         v["f"], v["d"], 1, G.bytes_le, v["p"], v["h32"], v["h64"],
     )  # fmt: skip
-    want += "h\u00e9llo \U0001f600\0".encode("utf-16-le") + b"plain\0"
+    want += "h\u00e9llo \U0001f600\0".encode("utf-16-le") + b"caf\xe9 \x80\0"
     assert rec.user_data == want
 
 
@@ -122,6 +122,7 @@ def test_counts_lengths_structs_and_time_types(mod: ModuleType, session: Session
         ("s", b"bytes", "expected str, got bytes"),
         ("g", "not-a-uuid", "expected uuid.UUID, got str"),
         ("f", "x", "expected float"),
+        ("a", "\u4e2d", "can't encode"),  # not in Windows-1252
     ],
 )
 def test_wrong_values_raise_one_clear_error_and_write_nothing(

@@ -75,8 +75,10 @@ class Gen:
         if code in (1, 2, 22, 23):
             n = 3 if length is None else max(0, min(length, 5))
             s = "".join(chr(97 + (self.seed + i) % 26) for i in range(n))
-            if code == 1 and length is None:
+            if code in (1, 22) and length is None:
                 s += "\u00e9\U0001f600"
+            elif code in (2, 23) and length is None:
+                s += "\u00e9\u20ac"  # in Windows-1252 (and UTF-8 for win:Utf8)
             return s, s
         if code in (14, 25):
             wide = out in ("win:IPv6", "win:SocketAddress")
