@@ -9,10 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from codegen_helpers import generate, load, manifest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from etwmc.compile import _syntax_problem
 from etwmc.render import black_check
+from etwmc.runtime.backends.inproc import InProcBackend
+from etwmc.validate import check_bytes
 
 INJ = "x&quot;); import builtins; builtins.PWNED = 1 #"
 NL = "a&#10;import builtins; builtins.PWNED = 2&#10;"
@@ -102,8 +107,6 @@ def test_module_only_defines_names(tmp_path: Path) -> None:
 def test_hostile_names_still_work(tmp_path: Path) -> None:
     _, path = generate(manifest(BODY, strings=STRINGS), tmp_path)
     m = load(path)
-    from etwmc.runtime.backends.inproc import InProcBackend
-
     b = InProcBackend()
     with b.session() as s, m.registration(b):
         s.enable(m.TEST.GUID)
@@ -121,3 +124,46 @@ def test_hostile_names_still_work(tmp_path: Path) -> None:
     assert m.write_register.id == 4  # the descriptor of the event named "write_register"
     assert m.print_.id == 3 and "print" not in vars(m)
     assert m.on_0.id == 5 and m._on_0 is False  # "_on_0" cannot reach the module's private flags
+
+
+_accepted: list[int] = []
+_xml_text = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc"), blacklist_characters='<>&"\x85'
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(names=st.lists(_xml_text, min_size=1, max_size=4), symbol=_xml_text)
+def test_any_field_names_give_a_working_module(
+    tmp_path_factory: pytest.TempPathFactory, names: list[str], symbol: str
+) -> None:
+    data = "".join(f'<data name="{n}" inType="win:UInt8"/>' for n in names)
+    body = f"""
+      <templates><template tid="T">{data}</template></templates>
+      <events><event value="1" name="{symbol}" level="win:Error" template="T"/></events>
+"""
+    checked = check_bytes(manifest(body).encode(), "fuzz.man")
+    if not checked.ok:
+        return  # the validator refused these names (e.g. duplicates): nothing to generate
+    _accepted.append(1)
+    tmp = tmp_path_factory.mktemp("fuzz")
+    text, path = generate(manifest(body), tmp)
+    assert text.isascii() and _syntax_problem(text) is None
+    m = load(path)
+    [write] = [getattr(m, n) for n in vars(m) if n.startswith("write_")]
+    b = InProcBackend()
+    with b.session() as s, m.registration(b):
+        s.enable(m.TEST.GUID)
+        write(*range(len(names)))
+        assert [e.user_data for e in s.events()] == [bytes(range(len(names)))]
+
+
+def test_fuzzing_reached_code_generation() -> None:
+    # Runs after the property test (file order): most random names must get through.
+    assert len(_accepted) >= 10
