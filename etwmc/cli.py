@@ -78,6 +78,11 @@ def _add_compile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         action="store_true",
         help="write nothing; exit 1 if the outputs on disk differ from what would be written",
     )
+    p.add_argument(
+        "--verify",
+        action="store_true",
+        help="also parse the generated module and check it only defines names (slower)",
+    )
     p.add_argument("--format", choices=FORMATS, default="text", help="diagnostic format")
     p.add_argument("--werror", action="store_true", help="treat warnings as errors")
     p.set_defaults(_run="etwmc.compile:run")

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from .diagnostics import Diagnostic, Severity, code, diag
 from .model import Event, Field, Manifest, Provider, Struct, Template
 from .naming import Kind, Scope, identifier
-from .render import pybytes, pystr
+from .render import LINE_LENGTH, pybytes, pystr
 from .winmeta import LEVELS, OPCODES
 
 E_UNRESOLVED = code(
@@ -51,6 +51,7 @@ MODULE_NAMES = frozenset(
         "ProviderRuntime",
         "SOURCE",
         "Sequence",
+        "TypeAlias",
         "annotations",
         "codecs",
         "compute_flags",
@@ -177,6 +178,7 @@ class ModuleCtx:
     structs: list[tuple[str, str]] = field(default_factory=list)  # (name, format literal)
     specs: list[SpecCtx] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
+    aliases: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, type, fits)
 
 
 # --------------------------------------------------------------------------- rules
@@ -361,7 +363,7 @@ def _py_type(f: Field) -> str:
 def _specs(
     items: tuple[Field | Struct, ...] | tuple[Field, ...],
     where: str,
-    span_of: Template,
+    aliases: dict[str, str],
     diags: list[Diagnostic],
 ) -> tuple[list[str], list[bool], list[str]]:
     """Field-spec lines, which items are derived, and their Python types."""
@@ -385,11 +387,12 @@ def _specs(
         is_derived = isinstance(it, Field) and it.name in counted
         members: list[str] = []
         if isinstance(it, Struct):
-            members, m_derived, m_types = _specs(it.fields, where, span_of, diags)
+            members, m_derived, m_types = _specs(it.fields, where, aliases, diags)
             user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
             tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
-            tup += " | dict[str, object]"
-            types.append(f"Sequence[{tup}]" if _count(it) is not None else tup)
+            # A type alias per struct shape keeps signatures short (and black-stable).
+            alias = aliases.setdefault(f"{tup} | dict[str, object]", f"_Struct{len(aliases)}")
+            types.append(f"Sequence[{alias}]" if _count(it) is not None else alias)
             code_ = STRUCT_CODE
         else:
             if it.in_type is None:
@@ -476,8 +479,14 @@ def _inline(items: tuple[Field | Struct, ...], params: list[str], structs: dict[
     return lines
 
 
-def _plan(t: Template, where: str, structs: dict[str, str], diags: list[Diagnostic]) -> _Plan:
-    specs, derived, types = _specs(t.items, where, t, diags)
+def _plan(
+    t: Template,
+    where: str,
+    structs: dict[str, str],
+    aliases: dict[str, str],
+    diags: list[Diagnostic],
+) -> _Plan:
+    specs, derived, types = _specs(t.items, where, aliases, diags)
     scope = Scope(f"field of {where}", Kind.PARAM, PARAM_RESERVED | BUILTINS)
     params: list[ParamCtx] = []
     values: list[str] = []
@@ -511,6 +520,7 @@ def build_context(
     mod = Scope("name", Kind.GLOBAL, MODULE_NAMES | BUILTINS, file=file)
     ctx = ModuleCtx(version=version, source=pystr(source))
     structs: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # struct type text -> alias name
     plans: dict[int, tuple[str | None, _Plan]] = {}  # id(template) -> (spec name, plan)
 
     provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
@@ -554,7 +564,8 @@ def build_context(
                 key = id(ev.template)
                 if key not in plans:
                     name = f"_T{len(ctx.specs)}"
-                    plan = _plan(ev.template, f"template {ev.template.tid!r}", structs, diags)
+                    where = f"template {ev.template.tid!r}"
+                    plan = _plan(ev.template, where, structs, aliases, diags)
                     ctx.specs.append(SpecCtx(name, plan.spec))
                     plans[key] = (name, plan)
                 spec, plan = plans[key]
@@ -583,6 +594,10 @@ def build_context(
             )
         ctx.providers.append(pc)
     ctx.structs = [(var, pystr("<" + fmt)) for fmt, var in structs.items()]
+    for text, name in aliases.items():
+        # black's shape: on one line when it fits, else the right-hand side in parentheses.
+        one_line = len(f"{name}: TypeAlias = {text}") <= LINE_LENGTH
+        ctx.aliases.append((name, text, one_line))
     diags.extend(mod.diagnostics)
     return ctx, diags
 

@@ -62,8 +62,14 @@ def compile_manifest(
     binary: bool = True,
     werror: bool = False,
     resource_dll: bool = False,
+    verify: bool = False,
 ) -> CompileResult:
     """Validate ``path`` and plan its outputs in memory (nothing is written).
+
+    No manifest text reaches the module except as a checked literal or identifier
+    (:mod:`etwmc.render`, :mod:`etwmc.naming`); ``verify`` also parses the module and
+    checks that it only imports what etwmc's modules import and only defines names at
+    top level (about 1 s per 100,000 generated lines; the tests always do).
 
     ``resource_dll`` adds the resource-only DLL (:func:`etwmc.pe.resource_dll`), named
     after the providers' ``resourceFileName`` (else ``<base>.dll``)."""
@@ -88,7 +94,7 @@ def compile_manifest(
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
             text = render("provider.py.j2", m=ctx)
-            safety = _syntax_problem(text)
+            safety = _syntax_problem(text) if verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
@@ -190,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
         binary=not args.no_binary,
         werror=args.werror,
         resource_dll=args.resource_dll,
+        verify=args.verify,
     )
     if result.diagnostics:
         sys.stderr.write(render_diags(result.diagnostics, args.format))

@@ -97,7 +97,8 @@ def identifier(text: str, kind: Kind = Kind.GLOBAL, reserved: Iterable[str] = ()
         taken |= ENUM_RESERVED
     while keyword.iskeyword(s) or keyword.issoftkeyword(s) or s in taken or s == "type":
         s += "_"
-    assert _IDENT.match(s) and s.isascii(), s
+    if not (_IDENT.match(s) and s.isascii()):  # cannot happen; checked, not assumed
+        raise ValueError(f"naming produced a non-identifier {s!r}")
     return s
 
 

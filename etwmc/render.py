@@ -16,6 +16,7 @@ which the tests check against black on whole modules.
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,17 +56,33 @@ def _quote(s: str) -> str:
     return "'" if s.count("'") < s.count('"') else '"'
 
 
+# What a literal made here can contain: one closed string token of printable ASCII and
+# the escapes above.  Every literal is checked against it, so none can end early and
+# let text after it become code (checked, not assumed: the check is cheap).
+_ESCAPES = r"\\(?:[\\nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})"
+_SAFE = {
+    '"': re.compile(rf'b?"(?:[ !#-\[\]-~]|\\"|{_ESCAPES})*"'),
+    "'": re.compile(rf"b?'(?:[ -&(-\[\]-~]|\\'|{_ESCAPES})*'"),
+}
+
+
+def _checked(literal: str, quote: str) -> str:
+    if not _SAFE[quote].fullmatch(literal):
+        raise ValueError(f"unsafe literal {literal!r}")  # a bug in _escape, never input
+    return literal
+
+
 def pystr(s: str) -> str:
     """An ASCII ``str`` literal for ``s``, as black prints it."""
     q = _quote(s)
-    return f"{q}{_escape(s, q)}{q}"
+    return _checked(f"{q}{_escape(s, q)}{q}", q)
 
 
 def pybytes(b: bytes) -> str:
     """An ASCII ``bytes`` literal for ``b``, as black prints it."""
     text = b.decode("latin-1")
     q = _quote(text)
-    return f"b{q}{_escape(text, q)}{q}"
+    return _checked(f"b{q}{_escape(text, q)}{q}", q)
 
 
 @functools.cache

@@ -23,7 +23,7 @@ def generate(source: str | Path, tmp_path: Path, *, filename: str = "m.man") -> 
         man.write_text(source, encoding="utf-8")
     else:
         man = source
-    result = compile_manifest(man, binary=False)
+    result = compile_manifest(man, binary=False, verify=True)
     assert result.ok, [str(d.message) for d in result.diagnostics]
     [(name, data)] = result.files.items()
     out = tmp_path / name

@@ -34,6 +34,15 @@ def test_pybytes_is_ascii_exact_and_black_stable(b: bytes) -> None:
     assert black_check(line) == line
 
 
+def test_unsafe_literals_are_refused() -> None:
+    import pytest
+
+    with pytest.raises(ValueError):
+        render._checked('"a" + exec("x") + "b"', '"')
+    with pytest.raises(ValueError):
+        render._checked('"\n"\nimport os', '"')
+
+
 LONG = "A" * 70
 BODY = f"""
       <keywords><keyword name="{LONG}Keyword" mask="0x1"/></keywords>

@@ -14,8 +14,9 @@ from etwmc.compile import compile_manifest
 BROKEN = HELLO.read_text().replace('template="HelloArgs"', 'template="NoSuchTemplate"')
 
 
-def test_compile_writes_module_and_binary_outputs(tmp_path: Path) -> None:
-    assert main(["compile", str(HELLO), "-o", str(tmp_path / "out")]) == 0
+@pytest.mark.parametrize("verify", [[], ["--verify"]])
+def test_compile_writes_module_and_binary_outputs(tmp_path: Path, verify: list[str]) -> None:
+    assert main(["compile", str(HELLO), "-o", str(tmp_path / "out"), *verify]) == 0
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert names == ["hello.py", "hello.rc", "helloTEMP.BIN", "hello_MSG00001.bin"]
 
@@ -68,7 +69,7 @@ def test_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
     assert main(["compile", str(man), "-o", str(out), "--check"]) == 1
     err = capsys.readouterr().err
-    assert "hello.py: differs (+2 -2 lines)" in err and "stale" in err and "etwmc compile" in err
+    assert "hello.py: differs (+3 -3 lines)" in err and "stale" in err and "etwmc compile" in err
 
 
 def test_library_result_matches_cli_output(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     out = tmp_path_factory.mktemp("corpus")
     modules: dict[str, tuple[Path, str]] = {}
     for man in valid_corpus():
-        result = compile_manifest(man)
+        result = compile_manifest(man, verify=True)
         assert result.ok, (man.name, [d.message for d in result.diagnostics if d.severity == 2])
         py = [n for n in result.files if n.endswith(".py")]
         assert len(py) == 1 and any(n.endswith("TEMP.BIN") for n in result.files), man.name
