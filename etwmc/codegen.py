@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import struct
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .diagnostics import Diagnostic, Severity, code, diag
@@ -507,8 +508,15 @@ def _plan(
 # --------------------------------------------------------------------------- module
 
 
-def _event_text(e: Event) -> str:
-    return e.symbol or e.name or f"Event{e.value}" + (f"_v{e.version}" if e.version else "")
+def _event_texts(events: tuple[Event, ...]) -> list[str]:
+    """The name each event's Python names derive from: its symbol, else its name, else
+    ``Event<id>``; versions of one event sharing a name get ``_v<version>``."""
+    texts = [e.symbol or e.name or f"Event{e.value}" for e in events]
+    shared = Counter(texts)
+    return [
+        f"{t}_v{e.version}" if shared[t] > 1 and e.version else t
+        for t, e in zip(texts, events, strict=True)
+    ]
 
 
 def build_context(
@@ -524,8 +532,16 @@ def build_context(
     plans: dict[int, tuple[str | None, _Plan]] = {}  # id(template) -> (spec name, plan)
 
     provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
+    texts = [_event_texts(p.events) for p in manifest.providers]
+    # An event name used by several providers of the manifest gets its provider's name
+    # in front, in every provider that uses it.
+    owners = Counter(t for ts in texts for t in set(ts))
     event_names = [
-        [mod.claim(_event_text(e), e.span) for e in p.events] for p in manifest.providers
+        [
+            mod.claim(f"{ns}_{t}" if owners[t] > 1 else t, e.span)
+            for t, e in zip(ts, p.events, strict=True)
+        ]
+        for p, ts, ns in zip(manifest.providers, texts, provider_names, strict=True)
     ]
     for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
         ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_NAMES | BUILTINS, file=file)

@@ -81,3 +81,39 @@ def test_scope_is_deterministic() -> None:
 def test_sanitize_keeps_mc_shape() -> None:
     assert sanitize("Microsoft-Windows-Foo") == "Microsoft_Windows_Foo"
     assert sanitize("9lives") == "_9lives"
+
+
+TWO_PROVIDERS = """<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="A" guid="{1B7A2C4E-1F0B-4C59-9E1A-6B1D0F3A7E21}" symbol="ProvA"
+              resourceFileName="a.dll" messageFileName="a.dll">
+      <events>
+        <event value="1" version="0" symbol="Started" level="win:Error"/>
+        <event value="3" version="0" level="win:Error"/>
+        <event value="3" version="1" level="win:Error"/>
+        <event value="2" symbol="OnlyA" level="win:Error"/>
+      </events>
+    </provider>
+    <provider name="B" guid="{2B7A2C4E-1F0B-4C59-9E1A-6B1D0F3A7E21}" symbol="ProvB"
+              resourceFileName="a.dll" messageFileName="a.dll">
+      <events><event value="1" symbol="Started" level="win:Error"/></events>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>
+"""
+
+
+def test_event_names_shared_by_versions_or_providers() -> None:
+    from etwmc.codegen import build_context
+    from etwmc.validate import check_bytes
+
+    checked = check_bytes(TWO_PROVIDERS.encode(), "two.man")
+    assert checked.ok and checked.manifest is not None
+    ctx, diags = build_context(checked.manifest, version="", source="")
+    assert [[e.write for e in p.events] for p in ctx.providers] == [
+        ["write_ProvA_Started", "write_Event3", "write_Event3_v1", "write_OnlyA"],
+        ["write_ProvB_Started"],
+    ]
+    assert diags == []
