@@ -100,9 +100,11 @@ NAMESPACE_NAMES = frozenset(
 )
 PARAM_RESERVED = frozenset({"activity_id", "related_activity_id", "activity"})
 
-# inType code -> struct format character for fixed-size scalars (Pointer: 64-bit).
+# inType code -> struct format character for fixed-size scalars.  "P" stands for a
+# pointer: the module replaces it with the process's pointer size ("Q" or "I"), which is
+# what the session records and decoders read.
 SCALAR_FORMATS = {3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"}
-SCALAR_FORMATS |= {11: "f", 12: "d", 13: "i", 16: "Q", 20: "I", 21: "Q"}
+SCALAR_FORMATS |= {11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"}
 STRUCT_CODE = 0  # the code the generic encoder uses for a <struct>
 
 _PY_TYPES = {1: "str", 2: "str", 22: "str", 23: "str", 11: "float", 12: "float"}
@@ -609,7 +611,10 @@ def build_context(
                 )
             )
         ctx.providers.append(pc)
-    ctx.structs = [(var, pystr("<" + fmt)) for fmt, var in structs.items()]
+    ctx.structs = [
+        (var, f"_pointers({pystr('<' + fmt)})" if "P" in fmt else pystr("<" + fmt))
+        for fmt, var in structs.items()
+    ]
     for text, name in aliases.items():
         # black's shape: on one line when it fits, else the right-hand side in parentheses.
         one_line = len(f"{name}: TypeAlias = {text}") <= LINE_LENGTH
