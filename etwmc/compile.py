@@ -130,8 +130,8 @@ def _bad_name(base: str, module: str | None) -> str | None:
 
 
 _ALLOWED_IMPORTS = frozenset(
-    {"__future__", "codecs", "contextlib", "enum", "struct", "uuid", "collections.abc"}
-    | {"datetime", "typing", "etwmc.runtime"}
+    {"__future__", "contextlib", "enum", "struct", "uuid", "collections.abc"}
+    | {"datetime", "typing", "etwmc.runtime", "etwmc.runtime.payload"}
 )
 _ALLOWED_TOP: tuple[type[ast.stmt], ...] = (ast.ClassDef, ast.FunctionDef, ast.Assign)
 _ALLOWED_TOP += (ast.AnnAssign, ast.Import, ast.ImportFrom)

@@ -1,3 +1,37 @@
+"""Payload encoding for generated provider modules (standard library only).
+
+A generated module encodes simple templates inline (one precompiled ``struct.Struct``
+per run of scalars plus string parts) and hands everything else to :func:`encode`, which
+walks a template's :class:`Field` specs: arrays by fixed or field count, fixed-length
+and NUL-terminated strings, counted types, structs, binary, GUID, FILETIME/SYSTEMTIME,
+SID, pointers, and count/length fields filled from the sequences they count.  When an
+encoding fails, :func:`fail` encodes again field by field to name the field and say
+what is wrong, as one :class:`EventError`; nothing is written.
+"""
+
+from __future__ import annotations
+
+import codecs
+import struct
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Final, NamedTuple
+
+__all__ = [
+    "KW",
+    "EventError",
+    "Field",
+    "KeywordOnly",
+    "ansi",
+    "encode",
+    "fail",
+    "fields",
+    "keyword_only_error",
+    "pointers",
+    "u16",
+]
+
+
 class EventError(ValueError):
     """An event argument has the wrong type or is out of range; nothing was written."""
 
@@ -6,27 +40,23 @@ class EventError(ValueError):
         self.event = event
         self.field = field
         self.problem = problem
-#@etwmc-chunk
 
 
-class _KeywordOnly:
+class KeywordOnly:
     """The type of the marker that keeps ``activity_id`` keyword-only (see above)."""
-#@etwmc-chunk
 
 
-_KW: Final = _KeywordOnly()
-#@etwmc-chunk
+KW: Final = KeywordOnly()
 
 
-def _keyword_only(extra: object) -> TypeError:
+def keyword_only_error(extra: object) -> TypeError:
     return TypeError(
         f"an extra positional argument ({extra!r}): "
         "activity_id and related_activity_id are keyword-only"
     )
-#@etwmc-chunk
 
 
-class _Field(NamedTuple):
+class Field(NamedTuple):
     """How one template item is encoded (inType code 0 is a struct)."""
 
     name: str
@@ -36,9 +66,8 @@ class _Field(NamedTuple):
     length_const: int | None = None
     length_ref: int | None = None
     derived: bool = False
-    members: tuple[_Field, ...] = ()
+    members: tuple[Field, ...] = ()
     utf8: bool = False
-#@etwmc-chunk
 
 
 class _Problem(Exception):
@@ -46,13 +75,12 @@ class _Problem(Exception):
         super().__init__(problem)
         self.field = field
         self.problem = problem
-#@etwmc-chunk
 
 
-_u16: Final = codecs.utf_16_le_encode
+u16: Final = codecs.utf_16_le_encode
 # ANSI strings are written in Windows-1252 (what decoders assume for the ANSI code page)
 # unless their outType is win:Utf8.
-_ansi: Final = codecs.getencoder("cp1252")
+ansi: Final = codecs.getencoder("cp1252")
 _SCALARS: Final = {
     **{3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"},
     **{11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"},
@@ -61,33 +89,27 @@ _INTS: Final = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q"
 # A pointer is as wide as this process's pointers (what ETW records with each event).
 _POINTER: Final = "Q" if struct.calcsize("P") == 8 else "I"
 _BYTES: Final = (bytes, bytearray, memoryview)
-_FILETIME_EPOCH: Final = datetime(1601, 1, 1, tzinfo=timezone.utc)
-#@etwmc-chunk
+_FILETIME_EPOCH: Final = datetime(1601, 1, 1, tzinfo=UTC)
 
 
-def _fields(*fields: _Field) -> tuple[_Field, ...]:
+def fields(*fields: Field) -> tuple[Field, ...]:
     return fields
-#@etwmc-chunk
 
 
-def _pointers(fmt: str) -> str:
+def pointers(fmt: str) -> str:
     return fmt.replace("P", _POINTER)
-#@etwmc-chunk
 
 
-def _fail(
-    event: str, fields: tuple[_Field, ...], exc: Exception, *values: object
-) -> EventError:
+def fail(event: str, fields: tuple[Field, ...], exc: Exception, *values: object) -> EventError:
     """The clear error for a failed encoding: which field, and what is wrong with it."""
     try:
-        _encode(fields, *values)
+        encode(fields, *values)
     except _Problem as problem:
         return EventError(event, problem.field, problem.problem)
     return EventError(event, "?", f"{type(exc).__name__}: {exc}")
-#@etwmc-chunk
 
 
-def _encode(fields: tuple[_Field, ...], *values: object) -> bytes:
+def encode(fields: tuple[Field, ...], *values: object) -> bytes:
     """Encode the values of one template (or struct) into its payload bytes."""
     vals = list(values)
     for i, f in enumerate(fields):
@@ -99,7 +121,7 @@ def _encode(fields: tuple[_Field, ...], *values: object) -> bytes:
             except Exception as exc:
                 raise _Problem(f.name, str(exc)) from None
     out: list[bytes] = []
-    for f, v in zip(fields, vals):
+    for f, v in zip(fields, vals, strict=True):
         try:
             count = f.count_const if f.count_ref is None else vals[f.count_ref]
             length = f.length_const if f.length_ref is None else vals[f.length_ref]
@@ -115,37 +137,28 @@ def _encode(fields: tuple[_Field, ...], *values: object) -> bytes:
         except Exception as exc:
             raise _Problem(f.name, str(exc)) from None
     return b"".join(out)
-#@etwmc-chunk
 
 
 def _sequence(v: object) -> list[object]:
-    if (
-        isinstance(v, (str, dict))
-        or not hasattr(v, "__len__")
-        or not hasattr(v, "__iter__")
-    ):
+    if isinstance(v, (str, dict)) or not hasattr(v, "__len__") or not hasattr(v, "__iter__"):
         raise TypeError(f"expected a sequence, got {type(v).__name__}")
     return list(v)
-#@etwmc-chunk
 
 
-def _units(f: _Field, v: object) -> int:
+def _units(f: Field, v: object) -> int:
     """The length of one value in the units of its length field."""
     if f.code == 1 and isinstance(v, str):
-        return len(_u16(v)[0]) // 2
+        return len(u16(v)[0]) // 2
     if f.code == 2 and isinstance(v, str):
         return len(_ansi_bytes(f, v))
     if f.code == 19:
         return len(_sid(v))
     if isinstance(v, _BYTES):
         return len(v)
-    raise TypeError(
-        f"expected {'str' if f.code in (1, 2) else 'bytes'}, got {type(v).__name__}"
-    )
-#@etwmc-chunk
+    raise TypeError(f"expected {'str' if f.code in (1, 2) else 'bytes'}, got {type(v).__name__}")
 
 
-def _derive(fields: tuple[_Field, ...], vals: list[object], i: int) -> int:
+def _derive(fields: tuple[Field, ...], vals: list[object], i: int) -> int:
     """A count or length field's value, from the items it counts (they must agree).
 
     A SID carries its own size, so a SID's length is only a minimum (decoders skip the
@@ -153,7 +166,7 @@ def _derive(fields: tuple[_Field, ...], vals: list[object], i: int) -> int:
     """
     found: int | None = None
     sids = 0
-    for f, v in zip(fields, vals):
+    for f, v in zip(fields, vals, strict=True):
         if f.count_ref == i:
             n = len(_sequence(v))
         elif f.length_ref == i:
@@ -170,36 +183,28 @@ def _derive(fields: tuple[_Field, ...], vals: list[object], i: int) -> int:
         else:
             continue
         if found is not None and n != found:
-            raise _Problem(
-                fields[i].name, f"the items it counts disagree ({found} != {n})"
-            )
+            raise _Problem(fields[i].name, f"the items it counts disagree ({found} != {n})")
         found = n
     return found if found is not None else sids
-#@etwmc-chunk
 
 
-def _ansi_bytes(f: _Field, v: str) -> bytes:
-    return v.encode() if f.utf8 else _ansi(v)[0]
-#@etwmc-chunk
+def _ansi_bytes(f: Field, v: str) -> bytes:
+    return v.encode() if f.utf8 else ansi(v)[0]
 
 
 def _fixed(data: bytes, size: int, unit: int) -> bytes:
     if len(data) > size:
-        raise ValueError(
-            f"{len(data) // unit} units long; the field holds {size // unit}"
-        )
+        raise ValueError(f"{len(data) // unit} units long; the field holds {size // unit}")
     return data + b"\x00" * (size - len(data))
-#@etwmc-chunk
 
 
 def _counted(data: bytes) -> bytes:
     if len(data) > 0xFFFF:
         raise ValueError(f"{len(data)} bytes long; a counted field holds at most 65535")
     return struct.pack("<H", len(data)) + data
-#@etwmc-chunk
 
 
-def _one(f: _Field, v: object, length: object) -> bytes:
+def _one(f: Field, v: object, length: object) -> bytes:
     """Encode one value (one element of an array)."""
     code = f.code
     fmt = _SCALARS.get(code)
@@ -210,7 +215,7 @@ def _one(f: _Field, v: object, length: object) -> bytes:
     if code in (1, 2, 22, 23):
         if not isinstance(v, str):
             raise TypeError(f"expected str, got {type(v).__name__}")
-        data = _u16(v)[0] if code in (1, 22) else _ansi_bytes(f, v)
+        data = u16(v)[0] if code in (1, 22) else _ansi_bytes(f, v)
         if code in (22, 23):
             return _counted(data)
         unit = 2 if code == 1 else 1
@@ -242,7 +247,6 @@ def _one(f: _Field, v: object, length: object) -> bytes:
             return sid
         return _fixed(sid, length, 1)
     raise TypeError(f"inType {code} cannot be written")
-#@etwmc-chunk
 
 
 def _scalar(fmt: str, v: object) -> bytes:
@@ -250,20 +254,15 @@ def _scalar(fmt: str, v: object) -> bytes:
     if bits is not None:
         if not isinstance(v, int):
             raise TypeError(f"expected int, got {type(v).__name__}")
-        low, high = (
-            (0, 2**bits - 1)
-            if fmt.isupper()
-            else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-        )
+        low, high = (0, 2**bits - 1) if fmt.isupper() else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
         if not low <= v <= high:
             raise ValueError(f"{v} is outside {low}..{high}")
     elif not isinstance(v, (int, float)):
         raise TypeError(f"expected float, got {type(v).__name__}")
     return struct.pack("<" + fmt, v)
-#@etwmc-chunk
 
 
-def _struct(f: _Field, v: object) -> bytes:
+def _struct(f: Field, v: object) -> bytes:
     """A struct value: a tuple in member order, or a dict by member name (members that
     only count others are left out of both)."""
     names = [m.name for m in f.members if not m.derived]
@@ -278,30 +277,25 @@ def _struct(f: _Field, v: object) -> bytes:
     if len(v) != len(names):
         raise ValueError(f"expected a tuple of {len(names)} values, got {len(v)}")
     given = iter(v)
-    return _encode(f.members, *(None if m.derived else next(given) for m in f.members))
-#@etwmc-chunk
+    return encode(f.members, *(None if m.derived else next(given) for m in f.members))
 
 
 def _filetime(v: datetime) -> bytes:
     # A naive datetime is taken as UTC: FILETIME counts 100 ns ticks since 1601 UTC.
-    aware = v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc)
+    aware = v if v.tzinfo is not None else v.replace(tzinfo=UTC)
     ticks = (aware - _FILETIME_EPOCH) // timedelta(microseconds=1) * 10
     if not 0 <= ticks < 2**63:
         raise ValueError(f"{v} is outside the FILETIME range")
     return struct.pack("<Q", ticks)
-#@etwmc-chunk
 
 
 def _systemtime(v: datetime) -> bytes:
     # An aware datetime is converted to UTC; a naive one is written as it is.
     if v.tzinfo is not None:
-        v = v.astimezone(timezone.utc)
+        v = v.astimezone(UTC)
     weekday = v.isoweekday() % 7
     ms = v.microsecond // 1000
-    return struct.pack(
-        "<8H", v.year, v.month, weekday, v.day, v.hour, v.minute, v.second, ms
-    )
-#@etwmc-chunk
+    return struct.pack("<8H", v.year, v.month, weekday, v.day, v.hour, v.minute, v.second, ms)
 
 
 def _sid(v: object) -> bytes:
@@ -321,11 +315,7 @@ def _sid(v: object) -> bytes:
         subs = [int(p) for p in parts[3:]]
     except ValueError:
         raise ValueError(f"{v!r} is not a SID string like 'S-1-5-18'") from None
-    if (
-        len(subs) > 15
-        or not 0 <= authority < 2**48
-        or any(not 0 <= s < 2**32 for s in subs)
-    ):
+    if len(subs) > 15 or not 0 <= authority < 2**48 or any(not 0 <= s < 2**32 for s in subs):
         raise ValueError(f"{v!r} has an out-of-range part")
     head = struct.pack("<BB", 1, len(subs)) + authority.to_bytes(6, "big")
     return head + struct.pack(f"<{len(subs)}I", *subs)
