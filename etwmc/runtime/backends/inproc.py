@@ -16,7 +16,7 @@ The rules are ETW's:
   ``ignore_keyword_0`` (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: events of keyword 0 are
   not delivered to that session).
 * The provider's callback receives the values combined over its sessions: the most
-  verbose level (a session level of 0 means every level and wins), the OR of
+  verbose level (the maximum), the OR of
   MatchAnyKeyword and the AND of MatchAllKeyword.  When a session disables or stops,
   the provider gets ENABLE_PROVIDER again with the remaining sessions' combination, or
   DISABLE_PROVIDER when none remain.  Enabling a provider that is not registered yet
