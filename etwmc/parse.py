@@ -67,34 +67,47 @@ class Document:
     wrapped: bool = False  # True for the <assembly> component-manifest form
 
     def span(self, elem: etree._Element, attr: str | None = None) -> Span:
-        line = elem.sourceline or 0
-        return Span(self.path, line, self.column(line, elem, attr))
+        """Where ``elem``'s start tag begins (or where its ``attr`` is written).
 
-    def column(self, line: int, elem: etree._Element, attr: str | None = None) -> int:
-        """1-based column of the element's start tag (or of ``attr`` within it) on
-        ``line``, or 0 when it cannot be found."""
-        if not (0 < line <= len(self.lines)):
-            return 0
-        text = self.lines[line - 1]
+        libxml2 numbers an element by the line its start tag *ends* on, so a start tag
+        written over several lines is found by looking back from that line."""
+        line = elem.sourceline or 0
         tag = elem.tag
-        if not isinstance(tag, str):
-            return 0
+        if not isinstance(tag, str) or not (0 < line <= len(self.lines)):
+            return Span(self.path, line)
         local = tag.rpartition("}")[2]
-        prefix = elem.prefix
-        needle = f"<{prefix}:{local}" if prefix else f"<{local}"
-        pos = text.find(needle)
-        if pos < 0:
-            return 0
+        needle = f"<{elem.prefix}:{local}" if elem.prefix else f"<{local}"
+        for start in range(line, max(line - _LOOK_BACK, 0), -1):
+            pos = self.lines[start - 1].rfind(needle)
+            if pos >= 0 and _ends_name(self.lines[start - 1], pos + len(needle)):
+                break
+        else:
+            return Span(self.path, line)
         if attr:
-            # The start tag may span lines: look for the attribute on this line and the next few.
-            for offset, candidate in enumerate(self.lines[line - 1 : line + 20]):
-                start = pos if offset == 0 else 0
-                at = _find_attr(candidate, attr, start)
-                if at >= 0:
-                    return at + 1 if offset == 0 else 0
-                if ">" in candidate[start:]:
-                    break
-        return pos + 1
+            found = self.find_attr(start, pos + 1, attr)
+            if found is not None:
+                return Span(self.path, *found)
+        return Span(self.path, start, pos + 1)
+
+    def find_attr(self, line: int, col: int, attr: str) -> tuple[int, int] | None:
+        """(line, col) of ``attr=`` in the start tag that begins at (line, col), or None."""
+        for n in range(line, min(line + _LOOK_BACK, len(self.lines)) + 1):
+            text = self.lines[n - 1]
+            begin = col - 1 if n == line else 0
+            end = text.find(">", begin)
+            at = _find_attr(text[: end if end >= 0 else len(text)], attr, begin)
+            if at >= 0:
+                return n, at + 1
+            if end >= 0:
+                return None
+        return None
+
+
+_LOOK_BACK = 64  # lines a start tag may span
+
+
+def _ends_name(text: str, i: int) -> bool:
+    return i >= len(text) or not (text[i].isalnum() or text[i] in "_-.:")
 
 
 def _find_attr(text: str, attr: str, start: int) -> int:

@@ -79,17 +79,10 @@ def _schema_diagnostics(doc: Document) -> list[Diagnostic]:
 
 
 def _refine(doc: Document, d: Diagnostic) -> Diagnostic:
-    """Point the column at the attribute the diagnostic is about, when it is on the
-    element's first line."""
-    if not d.attr or not d.span.line or not (0 < d.span.line <= len(doc.lines)):
+    """Point a rule's diagnostic at the attribute it is about, when the rule names one."""
+    if not d.attr or not d.span.line or not d.span.col:
         return d
-    text = doc.lines[d.span.line - 1]
-    start = max(d.span.col - 1, 0)
-    i = text.find(f"{d.attr}=", start)
-    while i > 0 and not text[i - 1].isspace():
-        i = text.find(f"{d.attr}=", i + 1)
-    if i <= 0:
+    found = doc.find_attr(d.span.line, d.span.col, d.attr)
+    if found is None:
         return d
-    return Diagnostic(
-        d.code, d.severity, Span(d.span.file, d.span.line, i + 1), d.message, d.hint, d.attr
-    )
+    return Diagnostic(d.code, d.severity, Span(d.span.file, *found), d.message, d.hint, d.attr)

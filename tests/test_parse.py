@@ -154,3 +154,25 @@ def test_check_bytes_never_raises_on_garbage_attributes() -> None:
     checked = check_bytes(data, "in.man")
     assert not checked.ok
     assert all(d.span.file == "in.man" for d in checked.diagnostics)
+
+
+def test_span_of_a_start_tag_written_over_several_lines() -> None:
+    text = (
+        '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">\n'
+        "  <instrumentation><events>\n"
+        '    <provider name="P"\n'
+        '              guid="{11111111-2222-3333-4444-555555555555}"\n'
+        '              symbol="P">\n'
+        "    </provider>\n"
+        "  </events></instrumentation>\n"
+        "</instrumentationManifest>\n"
+    )
+    doc, _ = parse_bytes(text.encode(), "in.man")
+    assert doc is not None
+    provider = doc.events[0][0]
+    # libxml2 numbers the element by the line its start tag ends on (5); the span is
+    # where it begins, and an attribute's span is where that attribute is written.
+    assert (doc.span(provider).line, doc.span(provider).col) == (3, 5)
+    guid = doc.span(provider, "guid")
+    assert (guid.line, guid.col) == (4, 15)
+    assert doc.span(provider, "nonexistent").line == 3
