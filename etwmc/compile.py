@@ -198,8 +198,10 @@ def run(args: argparse.Namespace) -> int:
         resource_dll=args.resource_dll,
         verify=args.verify,
     )
-    if result.diagnostics:
-        sys.stderr.write(render_diags(result.diagnostics, args.format))
+    # Notes are advice for `etwmc lint`; a compile reports what can fail or mislead.
+    shown = [d for d in result.diagnostics if d.severity != Severity.NOTE]
+    if shown:
+        sys.stderr.write(render_diags(shown, args.format))
     if not result.ok:
         return 1
     if args.check:
@@ -210,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         if out_of_date:
             print(
                 f"etwmc: {len(out_of_date)} of {len(result.files)} outputs are stale; "
-                f"regenerate with: etwmc compile {args.manifest} -o {args.output_dir}",
+                f"regenerate with: {_regenerate_command(args)}",
                 file=sys.stderr,
             )
             return 1
@@ -221,6 +223,29 @@ def run(args: argparse.Namespace) -> int:
         print(f"etwmc: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def _regenerate_command(args: argparse.Namespace) -> str:
+    """The ``etwmc compile`` command that rewrites what ``--check`` found stale."""
+    import shlex
+
+    words = ["etwmc", "compile", args.manifest, "-o", args.output_dir]
+    if args.base:
+        words += ["-z", args.base]
+    if args.module:
+        words += ["--module", args.module]
+    if args.wevt_version != 5:
+        words += ["--wevt-version", str(args.wevt_version)]
+    words += [
+        flag
+        for flag, on in (
+            ("--no-python", args.no_python),
+            ("--no-binary", args.no_binary),
+            ("--resource-dll", args.resource_dll),
+        )
+        if on
+    ]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 __all__ = ["CompileResult", "compile_manifest", "default_base", "render_text", "run"]
