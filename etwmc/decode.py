@@ -562,8 +562,11 @@ def _load_metadata(args: argparse.Namespace) -> Manifest | None:
             blob = f.read()
         tables = load_message_tables(args.messages)
         return read_wevt(blob, messages=tables, path=args.wevt)
-    except (OSError, ValueError) as e:  # WevtError, MessageTableError
-        print(f"etwmc: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"etwmc: cannot read {e.filename or args.wevt}: {e.strerror or e}", file=sys.stderr)
+        return None
+    except ValueError as e:  # WevtError, MessageTableError
+        print(f"etwmc: {args.wevt}: {e}", file=sys.stderr)
         return None
 
 

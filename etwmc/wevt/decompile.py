@@ -400,8 +400,11 @@ def run(args: argparse.Namespace) -> int:
         tables = load_message_tables(args.messages)
         cultures = getattr(args, "culture", None) or ()
         manifest = read_wevt(blob, messages=tables, cultures=cultures, path=args.blob)
-    except (OSError, ValueError) as e:  # WevtError, MessageTableError
-        print(f"etwmc: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"etwmc: cannot read {e.filename or args.blob}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except ValueError as e:  # WevtError, MessageTableError
+        print(f"etwmc: {args.blob}: {e}", file=sys.stderr)
         return 1
     text = decompile(manifest)
     if args.output:
