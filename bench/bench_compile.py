@@ -3,7 +3,8 @@
 Targets: ClrEtwAll.man (.NET runtime, 4 providers, 384 events) <= 3 s, the goal beyond
 being dotnet/runtime's genEventing.py (~0.3 s); Win10 Microsoft-Windows-Shell-Core
 (2,380 events) <= 8 s.  Each compile runs in a fresh interpreter (imports included),
-writes every output into a temporary folder, and the best of ``--rounds`` is reported.
+writes every output into a temporary folder; the best time of ``--rounds`` and the
+largest peak memory are reported.
 
 Run: ``python bench/bench_compile.py``.  Needs ``../shared/corpus`` next to the checkout.
 Exit status 1 when a target is missed, 2 when the corpus is absent.
@@ -15,8 +16,9 @@ import argparse
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from _measure import run_measured
 
 CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 CASES = (
@@ -25,18 +27,14 @@ CASES = (
 )
 
 
-def compile_once(manifest: Path) -> float:
+def compile_once(manifest: Path) -> tuple[float, float]:
+    """Wall seconds and peak MiB of one whole-process compile."""
     with tempfile.TemporaryDirectory(prefix="etwmc-bench-") as out:
-        start = time.perf_counter()
-        run = subprocess.run(
-            [sys.executable, "-m", "etwmc", "compile", str(manifest), "-o", out],
-            capture_output=True,
-            text=True,
-        )
-        elapsed = time.perf_counter() - start
-        if run.returncode != 0:
-            raise SystemExit(f"etwmc compile {manifest.name} failed:\n{run.stderr}")
-        return elapsed
+        cmd = [sys.executable, "-m", "etwmc", "compile", str(manifest), "-o", out]
+        elapsed, peak, status = run_measured(cmd)
+        if status != 0:
+            raise SystemExit(f"etwmc compile {manifest.name} failed (exit {status})")
+        return elapsed, peak
 
 
 def main() -> int:
@@ -49,7 +47,9 @@ def main() -> int:
     missed = 0
     for name, target in CASES:
         manifest = CORPUS / name
-        best = min(compile_once(manifest) for _ in range(args.rounds))
+        runs = [compile_once(manifest) for _ in range(args.rounds)]
+        best = min(r[0] for r in runs)
+        peak = max(r[1] for r in runs)
         lines = 0
         with tempfile.TemporaryDirectory() as out:
             subprocess.run(
@@ -62,7 +62,8 @@ def main() -> int:
         missed += not ok
         print(
             f"{name[:60]:60s} {best:6.2f} s  ({lines:,} generated lines; "
-            f"target <= {target:.0f} s)  {'ok' if ok else 'MISSED'}"
+            f"target <= {target:.0f} s, ratio {best / target:.2f}; peak {peak:.0f} MiB)  "
+            f"{'ok' if ok else 'MISSED'}"
         )
     return 1 if missed else 0
 
