@@ -32,9 +32,7 @@ from .naming import Kind, Scope, identifier
 from .render import LINE_LENGTH, pybytes, pystr
 from .winmeta import LEVELS, OPCODES
 
-E_UNRESOLVED = code(
-    "ETW601", Severity.ERROR, "a template field cannot be turned into Python code"
-)
+E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
 
 # Names the generated module defines or imports itself.  Manifest names never start
 # with "_" after naming, so the module's private names need no listing.
@@ -346,8 +344,10 @@ def _count(it: Field | Struct) -> int | str | None:
 
 def _utf8(f: Field) -> bool:
     """ANSI strings are Windows-1252 unless their outType is win:Utf8."""
-    return f.in_type is not None and f.in_type.code in (2, 23) and (
-        f.out_type is not None and f.out_type.qname == "win:Utf8"
+    return (
+        f.in_type is not None
+        and f.in_type.code in (2, 23)
+        and (f.out_type is not None and f.out_type.qname == "win:Utf8")
     )
 
 
@@ -434,9 +434,9 @@ def _specs(
     return specs, derived, types
 
 
-def _inline(items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str]) -> (
-    list[str] | None
-):
+def _inline(
+    items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str]
+) -> list[str] | None:
     """Statements that encode a simple template into ``_payload``, or None when it is not simple.
 
     Simple: no arrays, structs, lengths or derived counts; only fixed-size scalars,

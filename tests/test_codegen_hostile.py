@@ -128,9 +128,7 @@ def test_hostile_names_still_work(tmp_path: Path) -> None:
 
 _accepted: list[int] = []
 _xml_text = st.text(
-    alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc"), blacklist_characters='<>&"\x85'
-    ),
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters='<>&"\x85'),
     min_size=1,
     max_size=12,
 )

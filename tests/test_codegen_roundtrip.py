@@ -149,9 +149,11 @@ class Gen:
             count = it.count if isinstance(it.count, int) else sizes.get(it.count or "")
             count = None if count == 0 else count  # mc stores no count for count="0"
             if isinstance(it, Struct):
+
                 def one(st: Struct = it) -> tuple[tuple[Any, ...], dict[str, Any]]:
                     a, e = self.scope(st.fields)
                     return tuple(a), e
+
                 if count is None:
                     a, e = one()
                     args.append(a)

@@ -211,7 +211,7 @@ def test_binary_guid_pointer_times_sid_addresses(decoder: Decoder) -> None:
         "ip6": "2001:db8::1", "sa": "10.0.0.1:443",
     }  # fmt: skip
     # A 32-bit process writes 4-byte pointers.
-    payload32 = payload[:5 + 16] + struct.pack("<I", 0x1234) + payload[5 + 16 + 8 :]
+    payload32 = payload[: 5 + 16] + struct.pack("<I", 0x1234) + payload[5 + 16 + 8 :]
     assert decoder.decode(GUID, 4, 0, payload32, pointer_size=4).fields["ptr"] == "0x1234"
 
 

@@ -23,7 +23,6 @@ needs_golden = pytest.mark.skipif(not ETK.is_dir(), reason="../shared/golden is 
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not available")
 
 
-
 def recompile(blob: bytes, version: int = 5, legacy: bool = False) -> tuple[str, bytes]:
     text = decompile(read_wevt(blob))
     checked = check_bytes(text.encode("utf-8"), "decompiled.man")

@@ -41,7 +41,7 @@ def sddl_problem(text: str) -> str | None:
     while pos < len(s):
         head = s[pos : pos + 2]
         if head not in ("O:", "G:", "D:", "S:"):
-            return f"expected O:, G:, D: or S: at '{s[pos:pos + 12]}'"
+            return f"expected O:, G:, D: or S: at '{s[pos : pos + 12]}'"
         if head in seen:
             return f"the component {head} appears twice"
         seen.add(head)
@@ -76,13 +76,13 @@ def _acl(s: str, pos: int) -> tuple[str | None, int]:
     while pos < len(s) and s[pos] == "(":
         end = _matching_paren(s, pos)
         if end < 0:
-            return f"the ACE at '{s[pos:pos + 16]}' has no closing ')'", pos
+            return f"the ACE at '{s[pos : pos + 16]}' has no closing ')'", pos
         problem = _ace(s[pos + 1 : end])
         if problem:
-            return f"ACE ({s[pos + 1:end]}): {problem}", pos
+            return f"ACE ({s[pos + 1 : end]}): {problem}", pos
         pos = end + 1
     if pos < len(s) and s[pos : pos + 2] not in ("O:", "G:", "D:", "S:"):
-        return f"unexpected text '{s[pos:pos + 12]}' in an ACL", pos
+        return f"unexpected text '{s[pos : pos + 12]}' in an ACL", pos
     return None, pos
 
 

@@ -45,7 +45,7 @@ def events_without_level(m: Manifest) -> Iterator[Diagnostic]:
             yield diag(
                 N_NO_LEVEL,
                 missing[0].span,
-                f"{plural(len(missing), 'event')} of provider \"{p.name}\" (the first is "
+                f'{plural(len(missing), "event")} of provider "{p.name}" (the first is '
                 f"{event_label(missing[0])}) {'names' if one else 'name'} no level and so "
                 f"{'is' if one else 'are'} logged at win:LogAlways, which every session receives",
                 hint='add level="win:Informational" (or another level) where that is not meant',
@@ -64,7 +64,7 @@ def admin_without_keywords(m: Manifest) -> Iterator[Diagnostic]:
             yield diag(
                 N_ADMIN_KEYWORDS,
                 bare[0].span,
-                f"{plural(len(bare), 'event')} of provider \"{p.name}\" (the first is "
+                f'{plural(len(bare), "event")} of provider "{p.name}" (the first is '
                 f"{event_label(bare[0])}) {'is' if len(bare) == 1 else 'are'} written to an "
                 "Admin channel without keywords; keyword-filtered sessions cannot select them",
                 hint='add keywords="..." naming what the events are about',
@@ -103,7 +103,7 @@ def unused_items(m: Manifest) -> Iterator[Diagnostic]:
                         N_UNUSED_KEYWORD,
                         k.span,
                         f'<keyword name="{k.name}"> is used by no event',
-                        hint="remove it, or add it to the keywords of the events it " "selects",
+                        hint="remove it, or add it to the keywords of the events it selects",
                         attr="name",
                     )
 
@@ -122,6 +122,5 @@ def unused_strings(m: Manifest) -> Iterator[Diagnostic]:
                 res.span,
                 f"{plural(len(unused), 'string')} of culture '{res.culture}' "
                 f"{'is' if len(unused) == 1 else 'are'} never referenced: {shown}",
-                hint="they are compiled into no message table; remove them if they "
-                "are leftovers",
+                hint="they are compiled into no message table; remove them if they are leftovers",
             )

@@ -92,7 +92,7 @@ def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
             e.span,
             f"{where} inserts %{numbers[0]}, but the event has no template, so there "
             "is nothing to insert",
-            hint='add template="..." to the event, or write %% for a literal percent ' "sign",
+            hint='add template="..." to the event, or write %% for a literal percent sign',
             attr="message",
         )
         return

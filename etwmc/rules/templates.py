@@ -190,8 +190,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
             yield diag(
                 W_OUTTYPE,
                 f.span,
-                f"{label} has outType {f.out_type.qname}, which does not go with inType "
-                f"{it.qname}",
+                f"{label} has outType {f.out_type.qname}, which does not go with inType {it.qname}",
                 hint=_outs_hint(it),
                 attr="outType",
             )

@@ -187,8 +187,7 @@ def channels_levels_tasks_keywords(m: Manifest) -> Iterator[Diagnostic]:
             lambda c: c.value,
             lambda c: c.span,
             lambda c, s: (
-                f'<channel name="{c.name}"> has the same value {c.value} as the channel at '
-                f"{_at(s)}"
+                f'<channel name="{c.name}"> has the same value {c.value} as the channel at {_at(s)}'
             ),
             attr="value",
             hint="leave value out to have one assigned, or pick another value",
