@@ -111,6 +111,8 @@ def test_filetime_and_systemtime() -> None:
         enc.filetime(dt.datetime(2020, 1, 1))
     with pytest.raises(TypeError):
         enc.filetime(0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="outside the FILETIME range"):
+        enc.filetime(dt.datetime(1600, 12, 31, 23, 59, tzinfo=dt.UTC))
     # 2024-02-29 was a Thursday (day of week 4, Sunday = 0).
     t = dt.datetime(2024, 2, 29, 13, 14, 15, 678_900, tzinfo=dt.timezone(dt.timedelta(hours=1)))
     assert struct.unpack("<8H", enc.systemtime(t)) == (2024, 2, 4, 29, 12, 14, 15, 678)

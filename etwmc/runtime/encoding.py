@@ -91,7 +91,10 @@ def filetime(value: _dt.datetime) -> int:
     if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("FILETIME needs a timezone-aware datetime (e.g. tzinfo=datetime.UTC)")
     delta = value - _FILETIME_EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 10_000_000 + delta.microseconds * 10
+    ticks = (delta.days * 86_400 + delta.seconds) * 10_000_000 + delta.microseconds * 10
+    if not 0 <= ticks < 1 << 63:
+        raise ValueError(f"{value} is outside the FILETIME range (1601 to 30828)")
+    return ticks
 
 
 def systemtime(value: _dt.datetime) -> bytes:

@@ -14,8 +14,10 @@ from __future__ import annotations
 import codecs
 import struct
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Final, NamedTuple
+
+from .encoding import filetime, sid_bytes, systemtime
 
 __all__ = [
     "KW",
@@ -89,7 +91,7 @@ _INTS: Final = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q"
 # A pointer is as wide as this process's pointers (what ETW records with each event).
 _POINTER: Final = "Q" if struct.calcsize("P") == 8 else "I"
 _BYTES: Final = (bytes, bytearray, memoryview)
-_FILETIME_EPOCH: Final = datetime(1601, 1, 1, tzinfo=UTC)
+_QWORD: Final = struct.Struct("<Q")
 
 
 def fields(*fields: Field) -> tuple[Field, ...]:
@@ -240,7 +242,7 @@ def _one(f: Field, v: object, length: object) -> bytes:
     if code in (17, 18):
         if not isinstance(v, datetime):
             raise TypeError(f"expected datetime, got {type(v).__name__}")
-        return _filetime(v) if code == 17 else _systemtime(v)
+        return _filetime(v) if code == 17 else systemtime(v)
     if code == 19:
         sid = _sid(v)
         if not isinstance(length, int) or length <= len(sid):
@@ -281,21 +283,8 @@ def _struct(f: Field, v: object) -> bytes:
 
 
 def _filetime(v: datetime) -> bytes:
-    # A naive datetime is taken as UTC: FILETIME counts 100 ns ticks since 1601 UTC.
-    aware = v if v.tzinfo is not None else v.replace(tzinfo=UTC)
-    ticks = (aware - _FILETIME_EPOCH) // timedelta(microseconds=1) * 10
-    if not 0 <= ticks < 2**63:
-        raise ValueError(f"{v} is outside the FILETIME range")
-    return struct.pack("<Q", ticks)
-
-
-def _systemtime(v: datetime) -> bytes:
-    # An aware datetime is converted to UTC; a naive one is written as it is.
-    if v.tzinfo is not None:
-        v = v.astimezone(UTC)
-    weekday = v.isoweekday() % 7
-    ms = v.microsecond // 1000
-    return struct.pack("<8H", v.year, v.month, weekday, v.day, v.hour, v.minute, v.second, ms)
+    # A naive datetime is taken as UTC, as the generated modules document.
+    return _QWORD.pack(filetime(v if v.tzinfo is not None else v.replace(tzinfo=UTC)))
 
 
 def _sid(v: object) -> bytes:
@@ -307,15 +296,4 @@ def _sid(v: object) -> bytes:
         return data
     if not isinstance(v, str):
         raise TypeError(f"expected a SID as str or bytes, got {type(v).__name__}")
-    parts = v.split("-")
-    if len(parts) < 3 or parts[0] not in ("S", "s") or parts[1] != "1":
-        raise ValueError(f"{v!r} is not a SID string like 'S-1-5-18'")
-    try:
-        authority = int(parts[2], 0)
-        subs = [int(p) for p in parts[3:]]
-    except ValueError:
-        raise ValueError(f"{v!r} is not a SID string like 'S-1-5-18'") from None
-    if len(subs) > 15 or not 0 <= authority < 2**48 or any(not 0 <= s < 2**32 for s in subs):
-        raise ValueError(f"{v!r} has an out-of-range part")
-    head = struct.pack("<BB", 1, len(subs)) + authority.to_bytes(6, "big")
-    return head + struct.pack(f"<{len(subs)}I", *subs)
+    return sid_bytes(v)
