@@ -30,7 +30,7 @@ from .diagnostics import Diagnostic, Severity, code, diag
 from .model import Event, Field, Manifest, Provider, Struct, Template
 from .naming import Kind, Scope, identifier
 from .render import LINE_LENGTH, pybytes, pystr
-from .winmeta import LEVELS, OPCODES
+from .winmeta import LEVELS, OPCODES, SCALAR_FORMATS
 
 E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
 
@@ -98,11 +98,6 @@ NAMESPACE_NAMES = frozenset(
 )
 PARAM_RESERVED = frozenset({"activity_id", "related_activity_id", "activity"})
 
-# inType code -> struct format character for fixed-size scalars.  "P" stands for a
-# pointer: the module replaces it with the process's pointer size ("Q" or "I"), which is
-# what the session records and decoders read.
-SCALAR_FORMATS = {3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"}
-SCALAR_FORMATS |= {11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"}
 STRUCT_CODE = 0  # the code the generic encoder uses for a <struct>
 
 _PY_TYPES = {1: "str", 2: "str", 22: "str", 23: "str", 11: "float", 12: "float"}

@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import winmeta as wm
 from .model import Event, Field, Manifest, Map, Provider, Struct, Template
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
@@ -379,16 +380,8 @@ class _Reader:
 
 
 _INT_FORMATS: dict[int, tuple[int, str]] = {
-    3: (1, "<b"),
-    4: (1, "<B"),
-    5: (2, "<h"),
-    6: (2, "<H"),
-    7: (4, "<i"),
-    8: (4, "<I"),
-    9: (8, "<q"),
-    10: (8, "<Q"),
-    20: (4, "<I"),
-    21: (8, "<Q"),
+    c: (struct.calcsize("<" + wm.SCALAR_FORMATS[c]), "<" + wm.SCALAR_FORMATS[c])
+    for c in sorted(wm.INTEGER_CODES)
 }
 _HEX_OUTS = {
     "win:HexInt8": 2,

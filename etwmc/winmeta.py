@@ -316,6 +316,12 @@ IN_TYPE_ALIASES: Final = MappingProxyType(
     }
 )
 
+# inType code -> struct format of the fixed-size scalars; Boolean is a 4-byte BOOL and
+# "P" a pointer, as wide as the writing process's pointers (the session records that).
+SCALAR_FORMATS: Final = MappingProxyType(
+    {3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"}
+    | {11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"}
+)
 INTEGER_CODES: Final = frozenset({3, 4, 5, 6, 7, 8, 9, 10, 20, 21})
 # inTypes a count/length reference may name (it must hold a small unsigned count).
 COUNT_LENGTH_CODES: Final = frozenset({4, 6, 8, 3, 5, 7, 9, 10, 20, 21})

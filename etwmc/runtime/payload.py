@@ -17,6 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Final, NamedTuple
 
+from ..winmeta import SCALAR_FORMATS
 from .encoding import filetime, sid_bytes, systemtime
 
 __all__ = [
@@ -83,10 +84,7 @@ u16: Final = codecs.utf_16_le_encode
 # ANSI strings are written in Windows-1252 (what decoders assume for the ANSI code page)
 # unless their outType is win:Utf8.
 ansi: Final = codecs.getencoder("cp1252")
-_SCALARS: Final = {
-    **{3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"},
-    **{11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"},
-}
+_SCALARS: Final = SCALAR_FORMATS
 _INTS: Final = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q": 64}
 # A pointer is as wide as this process's pointers (what ETW records with each event).
 _POINTER: Final = "Q" if struct.calcsize("P") == 8 else "I"
