@@ -21,7 +21,6 @@ Every decision lives here; the template only loops.  The steps, in order:
 
 from __future__ import annotations
 
-import struct
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,9 +29,11 @@ from .diagnostics import Diagnostic, Severity, code, diag
 from .model import Event, Field, Manifest, Provider, Struct, Template
 from .naming import Kind, Scope, identifier
 from .render import LINE_LENGTH, pybytes, pystr
+from .runtime.traits import build_traits
 from .winmeta import LEVELS, OPCODES, SCALAR_FORMATS
 
 E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
+E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
 
 # Names the generated module defines or imports itself.  Manifest names never start
 # with "_" after naming, so the module's private names need no listing.
@@ -224,20 +225,35 @@ def traits_blob(provider: Provider) -> bytes:
     """The provider-traits blob mc registers with (empty when mc registers none).
 
     mc emits traits when the provider has a controlGuid, a group GUID or
-    ``includeName``: u16 size, the name (or a lone NUL), the group trait (type 1) and
-    the decode-GUID trait (type 2, the provider GUID, for controlGuid providers).
+    ``includeName``: the name (or a lone NUL), the group trait and, for controlGuid
+    providers, the decode-GUID trait (the provider GUID).  Raises ``ValueError`` when
+    the blob would not fit in the 255 bytes ETW allows.
     """
     t = provider.traits
     group = t.group_guid if t else None
     include_name = bool(t and t.include_name)
     if provider.control_guid is None and group is None and not include_name:
         return b""
-    body = (provider.name.encode("utf-8") if include_name else b"") + b"\0"
-    if group is not None:
-        body += struct.pack("<HB", 19, 1) + group.bytes_le
-    if provider.control_guid is not None:
-        body += struct.pack("<HB", 19, 2) + provider.guid.bytes_le
-    return struct.pack("<H", 2 + len(body)) + body
+    return build_traits(
+        provider.name if include_name else "",
+        group,
+        decode_guid=provider.guid if provider.control_guid is not None else None,
+    )
+
+
+def _traits(p: Provider, diags: list[Diagnostic]) -> bytes:
+    try:
+        return traits_blob(p)
+    except ValueError as e:
+        diags.append(
+            diag(
+                E_TRAITS,
+                p.span,
+                f"provider '{p.name}': {e}",
+                hint='shorten the provider name or set includeName="false" in <traits>',
+            )
+        )
+        return b""
 
 
 def _local(name: str) -> str:
@@ -558,7 +574,7 @@ def build_context(
             register_guid=_guid(p.control_guid or p.guid),
             control_guid=_guid(p.control_guid) if p.control_guid else None,
             group_guid=_guid(p.traits.group_guid) if p.traits and p.traits.group_guid else None,
-            traits=pybytes(traits_blob(p)),
+            traits=pybytes(_traits(p, diags)),
             enums=enums,
             maps=maps,
             flags=flags,

@@ -72,6 +72,17 @@ def test_traits_layout_and_round_trip() -> None:
     assert parse_traits(build_traits("P")) == ("P", None)
 
 
+def test_traits_with_decode_guid_and_no_name() -> None:
+    group = uuid.UUID("5fa0e8fd-0ac9-4ee1-98de-73c69912e6d1")
+    decode = uuid.UUID("646e035b-4651-4d15-bc40-1897cc99e967")
+    blob = build_traits("", group, decode_guid=decode)
+    # u16 size, a lone NUL for the name, then the group and decode-GUID traits.
+    assert blob == struct.pack("<H", 41) + b"\0" + struct.pack("<HB", 19, 1) + group.bytes_le + (
+        struct.pack("<HB", 19, 2) + decode.bytes_le
+    )
+    assert parse_traits(blob) == ("", group)
+
+
 def test_traits_limits() -> None:
     with pytest.raises(ValueError, match="256"):
         build_traits("x" * 260)

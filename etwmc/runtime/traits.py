@@ -2,9 +2,10 @@
 
 Layout: u16 total size (counting itself), the provider name as NUL-terminated UTF-8,
 then traits, each ``u16 size (counting itself), u8 type, data``.  Type 1 is a provider
-group, whose data is the group's GUID (``bytes_le``).  ETW adds the blob to every event
-and keeps it in non-paged memory; the documentation asks for less than 256 bytes and
-etwmc enforces that.
+group, whose data is the group's GUID (``bytes_le``); type 2, which mc writes for
+providers with a ``controlGuid``, carries the provider's own (decode) GUID.  ETW adds
+the blob to every event and keeps it in non-paged memory; the documentation asks for
+less than 256 bytes and etwmc enforces that.
 """
 
 from __future__ import annotations
@@ -13,11 +14,15 @@ import struct
 import uuid
 
 TRAIT_GROUP = 1
+TRAIT_DECODE_GUID = 2
 MAX_TRAITS_SIZE = 255
 
 
-def build_traits(name: str, group: uuid.UUID | None = None) -> bytes:
-    """The traits blob for ``name`` with an optional provider group.
+def build_traits(
+    name: str, group: uuid.UUID | None = None, decode_guid: uuid.UUID | None = None
+) -> bytes:
+    """The traits blob for ``name`` (``""`` leaves the name out: a lone NUL) with an
+    optional provider group and decode GUID, in the order mc writes them.
 
     Raises ``ValueError`` when the name contains NUL or the blob would reach 256 bytes.
     """
@@ -26,6 +31,8 @@ def build_traits(name: str, group: uuid.UUID | None = None) -> bytes:
     body = name.encode("utf-8") + b"\0"
     if group is not None:
         body += struct.pack("<HB", 3 + 16, TRAIT_GROUP) + group.bytes_le
+    if decode_guid is not None:
+        body += struct.pack("<HB", 3 + 16, TRAIT_DECODE_GUID) + decode_guid.bytes_le
     size = 2 + len(body)
     if size > MAX_TRAITS_SIZE:
         raise ValueError(
