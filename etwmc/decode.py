@@ -31,7 +31,6 @@ import datetime as dt
 import ipaddress
 import json
 import math
-import re
 import struct
 import sys
 import uuid
@@ -41,6 +40,7 @@ from typing import Any
 
 from . import winmeta as wm
 from .model import Event, Field, Manifest, Map, Provider, Struct, Template
+from .msgformat import Stop, tokens
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 
@@ -438,27 +438,20 @@ def socket_address(b: bytes) -> str | None:
 
 # --------------------------------------------------------------------------- messages
 
-_INSERT = re.compile(r"%(?:([1-9][0-9]?)(?:!([^!]*)!)?|(.)|$)", re.S)
-_ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " ", "%": "%"}
-
 
 def format_message(text: str, inserts: Sequence[str]) -> str:
     """Format a message like FormatMessage with string inserts (``%1`` is ``inserts[0]``)."""
     out: list[str] = []
-    pos = 0
-    for m in _INSERT.finditer(text):
-        out.append(text[pos : m.start()])
-        pos = m.end()
-        num, fmt, ch = m.group(1), m.group(2), m.group(3)
-        if num is not None:
-            i = int(num) - 1
-            value = inserts[i] if i < len(inserts) else m.group(0)
-            out.append(_printf(value, fmt) if fmt and i < len(inserts) else value)
-        elif ch == "0":
-            return "".join(out)
-        elif ch is not None:
-            out.append(_ESCAPES.get(ch, ch))
-    out.append(text[pos:])
+    for t in tokens(text):
+        if isinstance(t, str):
+            out.append(t)
+        elif isinstance(t, Stop):
+            break
+        elif t.number > len(inserts):
+            out.append(f"%{t.number}")  # nothing to insert: shown as written
+        else:
+            value = inserts[t.number - 1]
+            out.append(_printf(value, t.format) if t.format and t.closed else value)
     return "".join(out)
 
 

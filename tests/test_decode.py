@@ -388,3 +388,13 @@ def test_decode_cli_usage_and_bad_inputs(
     assert main(["decode", str(events), "--wevt", str(blob)]) == 1
     err = capsys.readouterr().err
     assert "bad magic" in err and "Traceback" not in err
+
+
+def test_format_message_and_the_rules_read_inserts_alike() -> None:
+    # One tokenizer: an unterminated %n!fmt inserts the value, and text after %0 is
+    # not shown (though the rules still check its inserts).
+    from etwmc.msgformat import inserts
+
+    assert format_message("a%1!x", ["V"]) == "aV"
+    assert format_message("a%0%1", ["V"]) == "a"
+    assert [i.number for i in inserts("a%0%1")] == [1]

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.diagnostics import REGISTRY, Diagnostic, Severity
+from etwmc.msgformat import Insert, inserts
 from etwmc.rules import _load
 from etwmc.rules._sddl import sddl_problem
 from etwmc.rules._util import name_problem
-from etwmc.rules.messages import Insert, inserts
 from etwmc.rules.providers import guid_from_name_tail
 from etwmc.validate import check_bytes, check_file
 

@@ -14,12 +14,11 @@ Every culture's text is checked; problems are reported on the event.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Event, Manifest
+from ..msgformat import inserts
 from . import rule
 from ._util import event_label
 
@@ -30,33 +29,6 @@ E_INSERT_FORMAT = code("ETW521", Severity.ERROR, "an event message has an unterm
 E_INSERT_NO_TEMPLATE = code(
     "ETW522", Severity.ERROR, "an event message has inserts but the event has no template"
 )
-
-_INSERT = re.compile(r"%(?:%|([1-9][0-9]?)(!)?|.|$)", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class Insert:
-    number: int
-    format: str | None  # the text between the '!'s, None when absent
-    closed: bool = True  # False for %n!fmt without its closing '!'
-
-
-def inserts(text: str) -> list[Insert]:
-    """The ``%n`` inserts of a FormatMessage string, in order."""
-    out: list[Insert] = []
-    for mt in _INSERT.finditer(text):
-        if mt.group(1) is None:
-            continue
-        n = int(mt.group(1))
-        if mt.group(2) is None:
-            out.append(Insert(n, None))
-            continue
-        end = text.find("!", mt.end())
-        if end < 0:
-            out.append(Insert(n, text[mt.end() :], closed=False))
-        else:
-            out.append(Insert(n, text[mt.end() : end]))
-    return out
 
 
 @rule
