@@ -14,6 +14,8 @@ component manifest ``<assembly>`` that wraps ``<instrumentation>`` and
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,8 +41,18 @@ N_NO_EVENTS = code("ETW011", Severity.NOTE, "the manifest defines no events sect
 _LOCAL_ROOT = "instrumentationManifest"
 
 
+class _NoExternalLoads(etree.Resolver):  # type: ignore[misc]  # lxml ships no types
+    """Answers every request for an outside resource (a DOCTYPE's external subset, an
+    external entity) with nothing.  libxml2 reads a DOCTYPE's SYSTEM file even with
+    load_dtd=False when IDs are not collected; with this resolver no file other than
+    the manifest is ever opened (a FIFO named there would hang the process)."""
+
+    def resolve(self, system_url: str, public_id: str, context: object) -> object:
+        return self.resolve_string("", context)
+
+
 def _parser() -> etree.XMLParser:
-    return etree.XMLParser(
+    parser = etree.XMLParser(
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
@@ -53,6 +65,8 @@ def _parser() -> etree.XMLParser:
         collect_ids=False,
         strip_cdata=False,
     )
+    parser.resolvers.add(_NoExternalLoads())
+    return parser
 
 
 @dataclass(slots=True)
@@ -121,23 +135,64 @@ def _find_attr(text: str, attr: str, start: int) -> int:
     return -1
 
 
+class NotRegularFile(OSError):
+    """The path names a FIFO, socket, device or folder: reading it could block forever
+    or never end, so it is refused before any byte is read."""
+
+
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # absent on Windows, where FIFOs don't exist
+_O_BINARY = getattr(os, "O_BINARY", 0)
+
+
+def read_regular_file(path: str | Path, limit: int) -> bytes:
+    """The bytes of ``path`` (at most ``limit`` + 1 of them, so callers can tell an
+    oversized file), refusing anything that is not a regular file.  The file is opened
+    without blocking and checked on the open descriptor, so a FIFO put in its place
+    after a check cannot make this hang."""
+    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_BINARY)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(f"it is {_kind(mode)}, not a regular file")
+        if _O_NONBLOCK:
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, word in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return word
+    return "a special file"
+
+
 def read_bytes(path: str | Path) -> tuple[bytes | None, list[Diagnostic]]:
     name = str(path)
     try:
-        p = Path(path)
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            return None, [
-                diag(
-                    E_TOO_LARGE,
-                    Span(name),
-                    f"the file is {size} bytes; etwmc reads manifests up to {MAX_BYTES} bytes",
-                )
-            ]
-        with p.open("rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        data = read_regular_file(path, MAX_BYTES)
+    except NotRegularFile as e:
+        return None, [
+            diag(E_READ, Span(name), f"cannot read the file: {e}", hint="name a manifest file")
+        ]
     except OSError as e:
         return None, [diag(E_READ, Span(name), f"cannot read the file: {e.strerror or e}")]
+    if len(data) > MAX_BYTES:
+        return None, [
+            diag(
+                E_TOO_LARGE,
+                Span(name),
+                f"the file is larger than {MAX_BYTES} bytes, the most etwmc reads",
+            )
+        ]
     return data, []
 
 

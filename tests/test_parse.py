@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import codecs
+import os
+import shutil
+import subprocess
+import sys
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
 from etwmc.parse import parse_bytes
-from etwmc.validate import check_bytes
+from etwmc.validate import check_bytes, check_file
 
 MINIMAL = (
     '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">\n'
@@ -176,3 +181,82 @@ def test_span_of_a_start_tag_written_over_several_lines() -> None:
     guid = doc.span(provider, "guid")
     assert (guid.line, guid.col) == (4, 15)
     assert doc.span(provider, "nonexistent").line == 3
+
+
+# ------------------------------------------------------------- files that are not files
+
+_needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+
+
+def _lint_in_child(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``etwmc lint`` in a child with a deadline: a regression here hangs, and the
+    test must fail rather than hang the suite."""
+    return subprocess.run(
+        [sys.executable, "-m", "etwmc", "lint", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@_needs_fifo
+def test_a_fifo_manifest_is_refused_not_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "events.man"
+    os.mkfifo(fifo)
+    proc = _lint_in_child(str(fifo), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "ETW001" in proc.stdout and "named pipe" in proc.stdout
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_device_is_refused_not_read() -> None:
+    checked = check_file("/dev/zero")
+    assert [d.code for d in checked.diagnostics] == ["ETW001"]
+    assert "character device" in checked.diagnostics[0].message
+
+
+@_needs_fifo
+def test_a_doctype_naming_a_fifo_opens_nothing(tmp_path: Path) -> None:
+    """A SYSTEM identifier is a file libxml2 would read: a FIFO there blocks forever
+    if it is ever opened."""
+    fifo = tmp_path / "dtd.fifo"
+    os.mkfifo(fifo)
+    man = tmp_path / "d.man"
+    man.write_text(
+        f'<?xml version="1.0"?>\n<!DOCTYPE instrumentationManifest SYSTEM "{fifo}">\n{MINIMAL}'
+    )
+    proc = _lint_in_child(str(man), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "ETW005" in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("strace") is None, reason="strace is not installed")
+@pytest.mark.parametrize(
+    "doctype",
+    [
+        '<!DOCTYPE instrumentationManifest SYSTEM "{secret}">',
+        '<!DOCTYPE instrumentationManifest PUBLIC "-//x//y" "{secret}">',
+        '<!DOCTYPE instrumentationManifest [<!ENTITY % p SYSTEM "{secret}"> %p;]>',
+        '<!DOCTYPE instrumentationManifest [<!ENTITY e SYSTEM "{secret}">]>',
+    ],
+)
+def test_no_file_but_the_manifest_is_opened(tmp_path: Path, doctype: str) -> None:
+    secret = tmp_path / "secret.dtd"
+    secret.write_text('<!ENTITY leak "TOPSECRET">')
+    man = tmp_path / "d.man"
+    man.write_text(f'<?xml version="1.0"?>\n{doctype.format(secret=secret)}\n{MINIMAL}')
+    log = tmp_path / "trace.log"
+    proc = subprocess.run(
+        ["strace", "-f", "-e", "trace=open,openat,openat2", "-o", str(log)]
+        + [sys.executable, "-m", "etwmc", "lint", str(man)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if "PTRACE" in proc.stderr or not log.exists():
+        pytest.skip("strace cannot trace here: " + proc.stderr[:200])
+    assert proc.returncode == 1
+    opened = [line for line in log.read_text().splitlines() if str(secret) in line]
+    assert opened == []
+    assert str(man) in log.read_text()  # the trace did see the manifest being read
