@@ -24,7 +24,7 @@ and are reported (``ETW200``) unless the schema already reported that line.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 from typing import TypeVar
 
@@ -129,13 +129,14 @@ def parse_bool(text: str | None, default: bool = False) -> bool:
 
 
 def string_ref(text: str | None) -> str | None:
-    """The string id of ``$(string.ID)``: everything up to the first ``)``."""
+    """The string id of ``$(string.ID)``: everything up to the *last* ``)``, so ids with
+    spaces and parentheses (``$(string.map_Names (S))``) resolve as mc resolves them."""
     if text is None:
         return None
     t = text.strip()
     for head in ("$(string.", "$(String.", "$(mc.", "$(MC.", "$(Mc.", "$(mC."):
         if t.startswith(head):
-            end = t.find(")", len(head))
+            end = t.rfind(")", len(head))
             return t[len(head) : end] if end >= 0 else None
     return None
 
@@ -710,11 +711,13 @@ class _Lowerer:
     def event(self, e: etree._Element, s: _Scope) -> Event:
         level = task = opcode = None
         channel = template = None
+        unresolved: set[str] = set()
         text = e.get("level")
         if text is not None:
             q = self.qname(e, text, "level")
             level = s.levels.get(q) or (BUILTINS.levels.get(q[1]) if q[0] == wm.WIN_NS else None)
             if level is None:
+                unresolved.add("level")
                 self.unknown(
                     E_UNKNOWN_LEVEL,
                     e,
@@ -722,14 +725,22 @@ class _Lowerer:
                     text,
                     [lv.name for lv in s.levels.values()],
                     "win:Informational",
+                    [lv.name for lv in BUILTINS.levels.values()],
                 )
         text = e.get("task")
         if text is not None:
             q = self.qname(e, text, "task")
             task = s.tasks.get(q) or (BUILTINS.tasks.get(q[1]) if q[0] == wm.WIN_NS else None)
             if task is None:
+                unresolved.add("task")
                 self.unknown(
-                    E_UNKNOWN_TASK, e, "task", text, [t.name for t in s.tasks.values()], None
+                    E_UNKNOWN_TASK,
+                    e,
+                    "task",
+                    text,
+                    [t.name for t in s.tasks.values()],
+                    None,
+                    [t.name for t in BUILTINS.tasks.values()],
                 )
         text = e.get("opcode")
         if text is not None:
@@ -741,6 +752,7 @@ class _Lowerer:
                     BUILTINS.opcodes.get(q[1]) if q[0] == wm.WIN_NS else None
                 )
             if opcode is None:
+                unresolved.add("opcode")
                 scoped = [o.name for o in task.opcodes] if task else []
                 self.unknown(
                     E_UNKNOWN_OPCODE,
@@ -749,6 +761,7 @@ class _Lowerer:
                     text,
                     scoped + [o.name for o in s.opcodes.values()],
                     "win:Info",
+                    [o.name for o in BUILTINS.opcodes.values()],
                 )
         keywords: list[Keyword] = []
         text = e.get("keywords")
@@ -759,6 +772,7 @@ class _Lowerer:
                     BUILTINS.keywords.get(q[1]) if q[0] == wm.WIN_NS else None
                 )
                 if kw is None:
+                    unresolved.add("keywords")
                     self.unknown(
                         E_UNKNOWN_KEYWORD,
                         e,
@@ -766,6 +780,7 @@ class _Lowerer:
                         tok,
                         [k.name for k in s.keywords.values()],
                         None,
+                        [k.name for k in BUILTINS.keywords.values()],
                     )
                 else:
                     keywords.append(kw)
@@ -776,6 +791,7 @@ class _Lowerer:
             if channel is None:
                 channel = BUILTINS.channels.get(tok)
             if channel is None:
+                unresolved.add("channel")
                 self.unknown(
                     E_UNKNOWN_CHANNEL,
                     e,
@@ -783,11 +799,13 @@ class _Lowerer:
                     tok,
                     [c.chid or c.name for c in s.channels],
                     None,
+                    list(BUILTINS.channels),
                 )
         text = e.get("template")
         if text is not None:
             template = s.templates.get(text.strip())
             if template is None:
+                unresolved.add("template")
                 self.unknown(E_UNKNOWN_TEMPLATE, e, "template", text, list(s.templates), None)
         return Event(
             value=self.int_attr(e, "value", 0) or 0,
@@ -803,6 +821,7 @@ class _Lowerer:
             channel=channel,
             template=template,
             not_logged=parse_bool(e.get("notLogged")),
+            unresolved=frozenset(unresolved),
             span=self.doc.span(e),
         )
 
@@ -833,6 +852,7 @@ class _Lowerer:
         token: str,
         known: list[str],
         builtin_example: str | None,
+        builtin_names: Sequence[str] = (),
     ) -> None:
         what = {"tid": "template"}.get(attr, attr.rstrip("s"))
         ident = e.get("symbol") or e.get("name")
@@ -842,26 +862,17 @@ class _Lowerer:
             if e.get("version") not in (None, "0"):
                 who += f' version="{e.get("version")}"'
         who += ">" + (f" ({ident})" if ident else "")
-        hint_parts = []
-        close = _closest(token, known)
+        close = _closest(token, [*known, *builtin_names])
         if close:
-            hint_parts.append(f"did you mean '{close}'?")
-        if known:
+            hint = f"did you mean '{close}'?"
+        elif known:
             shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
-            hint_parts.append(f"this provider defines: {shown}")
+            hint = f"this provider defines: {shown}"
         elif builtin_example:
-            hint_parts.append(
-                f"define it in the provider, or use a win: {what} such as {builtin_example}"
-            )
+            hint = f"define it in the provider, or use a win: {what} such as {builtin_example}"
         else:
-            hint_parts.append(f"define the {what} in the provider")
-        self.error(
-            c,
-            e,
-            f"{who} references unknown {what} '{token}'",
-            attr=attr,
-            hint="; ".join(hint_parts),
-        )
+            hint = f"define the {what} in the provider"
+        self.error(c, e, f"{who} references unknown {what} '{token}'", attr=attr, hint=hint)
 
 
 _Named = TypeVar("_Named", Level, Task, Opcode, Keyword)

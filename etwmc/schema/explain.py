@@ -302,6 +302,10 @@ class Explainer:
         self.out.append(diag(E_MISSING_CHILD, self.doc.span(elem), message))
 
     def _text(self, elem: etree._Element, *, empty: bool) -> None:
+        if empty and _only_whitespace(elem):
+            # XSD forbids even whitespace in an element of empty content; mc accepts
+            # it (line breaks and indentation between a start and an end tag).
+            return
         takes = "it takes only attributes" if empty else "only child elements"
         self.out.append(
             diag(
@@ -482,6 +486,11 @@ def _word_value(
             None,
         )
     return None, "", None
+
+
+def _only_whitespace(elem: etree._Element) -> bool:
+    texts = [elem.text, *(child.tail for child in elem)]
+    return all(not t or not t.strip(" \t\r\n") for t in texts)
 
 
 def _expected_names(text: str) -> list[str]:
