@@ -218,6 +218,9 @@ class Event:
     channel: Channel | None = None
     template: Template | None = None
     not_logged: bool = False
+    # Reference attributes that are written but name nothing (reported by lowering):
+    # rules about a missing level, channel, ... must not fire on those.
+    unresolved: frozenset[str] = frozenset()
     span: Span = NOWHERE
 
     @property

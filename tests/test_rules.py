@@ -227,3 +227,54 @@ def test_rules_survive_a_partial_model() -> None:
     assert not checked.ok
     codes = {d.code for d in checked.diagnostics}
     assert {"ETW520", "ETW521", "ETW502"} <= codes
+
+
+def _one_event(attrs: str, channels: str = "") -> bytes:
+    return f"""<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+        xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+      <instrumentation><events>
+        <provider name="Acme" guid="{{3F3A1D6B-0C7E-4C2B-9E55-6B8E2C1D4A10}}" symbol="ACME"
+            resourceFileName="a.dll" messageFileName="a.dll">
+          <channels>{channels}</channels>
+          <events><event value="7" symbol="Spun" {attrs}/></events>
+        </provider>
+      </events></instrumentation>
+    </instrumentationManifest>""".encode()
+
+
+@pytest.mark.parametrize(
+    ("attrs", "code", "suggestion"),
+    [
+        ('level="win:Informationl"', "ETW401", "win:Informational"),
+        ('task="win:Nnoe"', "ETW402", "win:None"),
+        ('opcode="win:Strat"', "ETW403", "win:Start"),
+        ('keywords="win:AuditSucess"', "ETW404", "win:AuditSuccess"),
+        ('channel="Aplication"', "ETW405", "Application"),
+    ],
+)
+def test_unknown_references_suggest_win_names(attrs: str, code: str, suggestion: str) -> None:
+    found = [d for d in check_bytes(_one_event(attrs), "x.man").diagnostics if d.code == code]
+    assert len(found) == 1
+    assert found[0].hint == f"did you mean '{suggestion}'?"
+
+
+def test_an_unknown_level_is_not_also_a_missing_one() -> None:
+    """ETW401 says the level is unknown; the advice about events without a level
+    (ETW290) and the Admin-level rule (ETW208) are about levels that are not written."""
+    admin = '<importChannel name="System" chid="sys"/>'
+    data = _one_event('level="win:Informationl" channel="sys" message="$(string.M)"', admin)
+    codes = [d.code for d in check_bytes(data, "x.man").diagnostics]
+    assert "ETW401" in codes
+    assert "ETW290" not in codes and "ETW208" not in codes
+    codes = [d.code for d in check_bytes(_one_event('channel="sys"', admin), "x.man").diagnostics]
+    assert "ETW290" in codes and "ETW208" in codes
+
+
+def test_an_admin_event_without_a_level_is_a_warning() -> None:
+    """mc compiles Admin-channel events that name no level (event-trace-kit's
+    ImportChannelFromProvider.man at 8587e71, whose mc outputs are public)."""
+    data = _one_event('channel="sys"', '<importChannel name="System" chid="sys"/>')
+    checked = check_bytes(data, "x.man")
+    found = [d for d in checked.diagnostics if d.code == "ETW208"]
+    assert [d.severity for d in found] == [Severity.WARNING]
+    assert checked.ok

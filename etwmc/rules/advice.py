@@ -39,7 +39,7 @@ N_UNUSED_STRING = code("ETW483", Severity.NOTE, "strings of the string table are
 @rule
 def events_without_level(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
-        missing = [e for e in p.events if e.level is None]
+        missing = [e for e in p.events if e.level is None and "level" not in e.unresolved]
         if missing:
             one = len(missing) == 1
             yield diag(
