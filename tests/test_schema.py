@@ -231,6 +231,32 @@ def test_messages_say_what_would_be_right() -> None:
     assert "true, false, 1 or 0" in message("schema_bad_boolean.man")
 
 
+def test_thousands_of_unknown_attributes_are_summed_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generated file with 50,000 stray attributes on one element: the first ten are
+    reported one by one, the rest in one diagnostic, and the work per attribute does
+    not grow with the line (locating each one searched the whole line)."""
+    count = 50_000
+    attrs = " ".join(f'x{i}="1"' for i in range(count))
+    data = VALID.replace('symbol="ETWMC_TEST"', f'symbol="ETWMC_TEST" {attrs}', 1).encode()
+    doc, _ = parse_bytes(data, "many.man")
+    assert doc is not None
+    located = 0
+    span = Document.span
+
+    def counting_span(self: Document, elem: etree._Element, attr: str | None = None) -> object:
+        nonlocal located
+        located += 1
+        return span(self, elem, attr)
+
+    monkeypatch.setattr(Document, "span", counting_span)
+    found = [d for d in schema_diagnostics(doc) if d.code == "ETW110"]
+    singles = [d for d in found if d.attr is not None]
+    assert [d.attr for d in singles] == [f"x{i}" for i in range(10)]
+    (summary,) = [d for d in found if d.attr is None]
+    assert f"{count - 10} more attributes" in summary.message
+    assert located <= 20
+
+
 def test_undeclared_prefix_is_reported_once_with_the_number_of_uses() -> None:
     path = INVALID / "schema_undeclared_prefix.man"
     uses = len(re.findall(r'[" ]app:', path.read_text()))

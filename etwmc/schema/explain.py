@@ -74,6 +74,7 @@ _VALUE_ERRORS = (
     "SCHEMAV_CVC_TOTAL",
     "SCHEMAV_CVC_FRACTION",
 )
+UNKNOWN_ATTRS_SHOWN = 10  # per element; the rest are summed up in one diagnostic
 _HEX_DIGITS = {"HexInt8Type": 2, "HexInt16Type": 4, "HexInt32Type": 8, "HexInt64Type": 16}
 
 
@@ -177,6 +178,9 @@ class Explainer:
         self._seen_values: set[tuple[etree._Element, str]] = set()
         self._prefixes: dict[str, list[tuple[etree._Element, str, str]]] = {}
         self._children: dict[etree._Element, list[etree._Element]] = {}
+        # Unknown attributes per element: the first few are reported one by one, the
+        # rest counted into one diagnostic (a generated file can carry thousands).
+        self._unknown_attrs: dict[etree._Element, list[str]] = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -196,6 +200,19 @@ class Explainer:
             self._one(target, elem, names, m.group("attr"), m.group("text"), entry)
 
     def finish(self) -> list[Diagnostic]:
+        for elem, names in self._unknown_attrs.items():
+            if len(names) > UNKNOWN_ATTRS_SHOWN:
+                rest = names[UNKNOWN_ATTRS_SHOWN:]
+                shown = ", ".join(rest[:3]) + (", ..." if len(rest) > 3 else "")
+                self.out.append(
+                    diag(
+                        E_UNKNOWN_ATTR,
+                        self.doc.span(elem),
+                        f"{_show(elem)} has {len(rest)} more attributes that are not allowed "
+                        f"on it ({shown})",
+                        hint="remove them",
+                    )
+                )
         for prefix, uses in sorted(self._prefixes.items()):
             elem, attr, value = uses[0]
             # Every prefixed token counts as a use (keywords lists hold several).
@@ -257,6 +274,10 @@ class Explainer:
     # ------------------------------------------------------------------- attributes
 
     def _unknown_attr(self, elem: etree._Element, names: list[str], attr: str) -> None:
+        seen = self._unknown_attrs.setdefault(elem, [])
+        seen.append(_attr_name(elem, attr))
+        if len(seen) > UNKNOWN_ATTRS_SHOWN:
+            return
         decl = self.index.type_of_path(names)
         allowed = list(decl.attrs) if decl else []
         shown = _attr_name(elem, attr)
