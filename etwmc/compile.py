@@ -28,6 +28,7 @@ from .diagnostics import (
     has_errors,
     render_text,
 )
+from .model import Manifest
 
 E_BASE = code("ETW612", Severity.ERROR, "the output base or module name is not usable")
 E_INTERNAL_RENDER = code(
@@ -45,6 +46,18 @@ class CompileResult:
     @property
     def ok(self) -> bool:
         return not has_errors(self.diagnostics)
+
+
+def output_checks(manifest: Manifest) -> list[Diagnostic]:
+    """What producing the outputs reports (names, traits, message tables), without
+    producing them: ``etwmc lint`` adds these to validation, so that lint and a compile
+    with the default outputs fail and pass together.  The same functions run inside
+    :func:`compile_manifest`."""
+    from .codegen import build_context
+    from .wevt import output_diagnostics
+
+    _, diags = build_context(manifest, version=__version__, source="")
+    return [*diags, *output_diagnostics(manifest)]
 
 
 def default_base(path: str | Path) -> str:
@@ -248,4 +261,11 @@ def _regenerate_command(args: argparse.Namespace) -> str:
     return " ".join(shlex.quote(w) for w in words)
 
 
-__all__ = ["CompileResult", "compile_manifest", "default_base", "render_text", "run"]
+__all__ = [
+    "CompileResult",
+    "compile_manifest",
+    "default_base",
+    "output_checks",
+    "render_text",
+    "run",
+]

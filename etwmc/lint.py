@@ -59,6 +59,7 @@ def collect(paths: Iterable[str]) -> tuple[list[Path], list[Diagnostic]]:
 
 
 def lint_files(files: Sequence[Path], *, werror: bool = False) -> list[Diagnostic]:
+    from .compile import output_checks
     from .validate import check_file
 
     out: list[Diagnostic] = []
@@ -67,6 +68,8 @@ def lint_files(files: Sequence[Path], *, werror: bool = False) -> list[Diagnosti
         out.extend(checked.diagnostics)
         if checked.manifest is not None:
             out.extend(_advice(checked.manifest))
+        if checked.ok and checked.manifest is not None:
+            out.extend(output_checks(checked.manifest))
     return finalize(out, werror=werror)
 
 

@@ -18,7 +18,8 @@ plain ASCII identifier.  The rules, in order:
 
 A :class:`Scope` hands out unique names: the first claimant (in manifest order) keeps
 the name; later ones that collide (after the rules above, compared case-sensitively)
-get ``_2``, ``_3``... and a warning ETW600 that names both manifest names.  The result
+get ``_2``, ``_3``... and a warning ETW600 that names both manifest names (unless the
+two manifest names are the same text, as value-map items sharing a message are).  The result
 depends only on the input order, never on hashing.
 """
 
@@ -128,7 +129,9 @@ class Scope:
         while name in self._owner or name in self.reserved:
             n += 1
             name = f"{base}_{n}"
-        if name != base:
+        # The same manifest text twice (value-map items that share a message) is no
+        # surprise to anyone: numbered silently.  Different texts that meet are.
+        if name != base and self._owner.get(base) != text:
             first = self._owner.get(base, base)
             self.diagnostics.append(
                 diag(

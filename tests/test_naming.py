@@ -68,6 +68,16 @@ def test_scope_collisions_are_suffixed_in_order_and_reported() -> None:
     assert "'a b'" in scope.diagnostics[0].message and "'a-b'" in scope.diagnostics[0].message
 
 
+def test_the_same_text_twice_is_numbered_without_a_warning() -> None:
+    """Value-map items that share a message (ChakraCore maps eight values to one text)
+    are numbered; that the manifest says the same thing twice is no surprise."""
+    scope = Scope("map item", Kind.MEMBER)
+    assert [scope.claim("Unknown") for _ in range(3)] == ["Unknown", "Unknown_2", "Unknown_3"]
+    assert scope.diagnostics == []
+    assert scope.claim("\uff35nknown") == "Unknown_4"  # another text, the same name (NFKC)
+    assert [d.code for d in scope.diagnostics] == ["ETW600"]
+
+
 def test_scope_is_deterministic() -> None:
     names = ["x", "x", "X", "x-1", "x_1", "class", "class_"]
 
