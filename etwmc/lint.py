@@ -105,6 +105,7 @@ CODE_MODULES = (
     "etwmc.compile",
     "etwmc.emit",
     "etwmc.wevt",
+    "etwmc.wevt.fidelity",
     "etwmc.diff",
 )
 

@@ -390,16 +390,22 @@ def _compiled_ids(text: str) -> dict[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``."""
+    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``.
+
+    What the manifest cannot give back (:mod:`etwmc.wevt.fidelity`) is reported on
+    stderr as warnings and notes; they do not change the exit code."""
     from ..decode import load_message_tables
-    from .reader import read_wevt
+    from ..diagnostics import finalize, render_text
+    from .reader import read_wevt_with_losses
 
     try:
         with open(args.blob, "rb") as f:
             blob = f.read()
         tables = load_message_tables(args.messages)
         cultures = getattr(args, "culture", None) or ()
-        manifest = read_wevt(blob, messages=tables, cultures=cultures, path=args.blob)
+        manifest, losses = read_wevt_with_losses(
+            blob, messages=tables, cultures=cultures, path=args.blob
+        )
     except OSError as e:
         print(f"etwmc: cannot read {e.filename or args.blob}: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -407,6 +413,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"etwmc: {args.blob}: {e}", file=sys.stderr)
         return 1
     text = decompile(manifest)
+    sys.stderr.write(render_text(finalize(losses)))
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)

@@ -24,8 +24,12 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
   stored id and the matching one is kept.
 - Not stored at all, so absent from the model: symbols (a provider's is derived from
   its name), file names, ``notLogged``, channel isolation/access/enabled, traits
-  ``includeName``, and descriptor values of an event that has no matching entry (e.g.
-  an opcode value with no OPCO entry in some Microsoft-built blobs).
+  ``includeName``.
+
+What the rebuilt model cannot give back is reported by :func:`read_wevt_with_losses`
+(:mod:`etwmc.wevt.fidelity`): descriptor values of an event that no entry gives (e.g.
+an opcode value with no OPCO entry in some Microsoft-built blobs), templates whose id
+or BinXML compiling would not reproduce.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from .. import winmeta as wm
-from ..diagnostics import Span
+from ..diagnostics import Diagnostic, Span
 from ..model import (
     Channel,
     Event,
@@ -60,6 +64,7 @@ from ..model import (
     Traits,
     XmlNode,
 )
+from .fidelity import event_losses, legacy_note, template_losses
 from .reader_binxml import Element, Subst, Text, WevtError
 from .reader_raw import (
     EVTA_ATTRIBUTE,
@@ -77,7 +82,7 @@ from .reader_raw import (
     parse_blob,
 )
 
-__all__ = ["WevtError", "read_wevt", "parse_blob", "prefix_uri"]
+__all__ = ["WevtError", "read_wevt", "read_wevt_with_losses", "parse_blob", "prefix_uri"]
 
 PREFIX_URI = "urn:etwmc:prefix:"
 
@@ -114,8 +119,25 @@ def read_wevt(
     them (default ``en-US`` for the first, ``x-2``, ``x-3``... for the others).
     Raises :class:`WevtError` when the blob is malformed.
     """
+    return read_wevt_with_losses(data, messages=messages, cultures=cultures, path=path)[0]
+
+
+def read_wevt_with_losses(
+    data: bytes,
+    *,
+    messages: Sequence[Mapping[int, str]] = (),
+    cultures: Sequence[str] = (),
+    path: str = "<blob>",
+) -> tuple[Manifest, list[Diagnostic]]:
+    """:func:`read_wevt`, and diagnostics (codes ETW8xx) for what compiling the model
+    would not write back as the blob has it."""
     raw = parse_blob(data)
-    return _Builder(raw, path).build(messages, cultures)
+    builder = _Builder(raw, path)
+    manifest = builder.build(messages, cultures)
+    losses = builder.losses
+    if builder.legacy_ids and not builder.modern_ids:
+        losses.append(legacy_note(builder.span))
+    return manifest, losses
 
 
 class _Builder:
@@ -125,6 +147,8 @@ class _Builder:
         self.ids: dict[int, str] = {}  # message id -> string id
         self.used: set[str] = set()
         self.next_suffix: dict[str, int] = {}  # keeps naming linear for repeated names
+        self.losses: list[Diagnostic] = []
+        self.legacy_ids = self.modern_ids = False  # which kind of template id matched
 
     def sid(self, message_id: int, wanted: str) -> str | None:
         """The string id for a message id, named after its first user."""
@@ -196,6 +220,12 @@ class _Builder:
         maps = tuple(self.map(m.name, m.is_bitmap, m.items) for m in p.maps)
         by_map = {r.offset: m for r, m in zip(p.maps, maps, strict=True)}
         templates = tuple(self.template(t, i, by_map) for i, t in enumerate(p.templates))
+        for raw_t, t in zip(p.templates, templates, strict=True):
+            found, legacy = template_losses(raw_t, t, name, v3=self.raw.major == 3, span=span)
+            self.losses += found
+            if not found:
+                self.legacy_ids |= legacy
+                self.modern_ids |= not legacy
         by_tmpl = {r.offset: m for r, m in zip(p.templates, templates, strict=True)}
         attrs: dict[tuple[int, int], tuple[str | None, list[str]]] = {}
         for kind, version, eid, text in p.event_attributes:
@@ -205,6 +235,7 @@ class _Builder:
             elif kind == EVTA_ATTRIBUTE:
                 lst.append(text)
         events = []
+        pairs: list[tuple[RawEvent, Event]] = []
         for e in p.events:
             ev_name, ev_attrs = attrs.get((e.id, e.version), (None, []))
             events.append(
@@ -223,6 +254,8 @@ class _Builder:
                     span=span,
                 )
             )
+            pairs.append((e, events[-1]))
+        self.losses += event_losses(pairs, name, span)
         filters = tuple(
             Filter(
                 name=f.name,
