@@ -11,14 +11,17 @@ command prints (the ETW8xx band), instead of dropping the difference silently:
   gives (for example UserData text whose spacing the BinXML does not keep).
 * ETW802 (note): the template ids are mc 8.1's; ``--legacy-template-ids`` reproduces
   them.
+* ETW803: a message-table text holds a line feed without a carriage return before it
+  (older mc wrote them so), and compiling writes every line break as CR LF.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..diagnostics import Diagnostic, Severity, Span, code, diag
 from ..model import Event, Template
+from ..msgformat import exact_source
 from .binxml import encode_template
 from .reader_binxml import Buf, Element, WevtError, parse_fragment
 from .reader_raw import RawEvent, RawTemplate
@@ -35,6 +38,12 @@ W_TEMPLATE = code(
 )
 N_LEGACY_IDS = code(
     "ETW802", Severity.NOTE, "a decompiled blob has mc 8.1's template ids (--legacy-template-ids)"
+)
+
+W_MESSAGE_TEXT = code(
+    "ETW803",
+    Severity.WARNING,
+    "a decompiled message text has a bare line feed, which compiling writes as CR LF",
 )
 
 _FIELDS = ("channel", "level", "opcode", "task", "keyword")
@@ -134,3 +143,22 @@ def legacy_note(span: Span) -> Diagnostic:
         "the template ids are the MD5-based ones of mc 8.1 (Windows 8.1 SDK)",
         hint="compile the decompiled manifest with --legacy-template-ids to get them back",
     )
+
+
+def message_losses(culture: str, texts: Mapping[int, str], span: Span) -> list[Diagnostic]:
+    """One warning per culture whose texts hold a line feed compiling would change."""
+    bare = sorted(mid for mid, text in texts.items() if not exact_source(text))
+    if not bare:
+        return []
+    n = len(bare)
+    return [
+        diag(
+            W_MESSAGE_TEXT,
+            span,
+            f"culture '{culture}': {n} message text{'s' if n != 1 else ''} (the first is "
+            f"0x{bare[0]:08X}) hold{'s' if n == 1 else ''} a line feed without a carriage "
+            "return; mc 10 and etwmc write every line break of a string as CR LF, so the "
+            "compiled message table will differ there",
+            hint="the table was written by an older mc; the event text reads the same",
+        )
+    ]

@@ -7,7 +7,8 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
 
 - Message ids become string ids (``level.Name``, ``event.5.0`` ...).  Every id read is
   listed in ``Manifest.messages`` (a string with a fixed id); the texts come from the
-  message tables given, else there are no resources.
+  message tables given (a CR LF in a text reads as the line feed mc wrote it for),
+  else there are no resources.
 - Value/bit map items are ordered by their message-id counter, which mc assigns in
   manifest order before it sorts the items by value.
 - Channel types are not stored: imported winmeta channels take winmeta's type, own
@@ -64,7 +65,8 @@ from ..model import (
     Traits,
     XmlNode,
 )
-from .fidelity import event_losses, legacy_note, template_losses
+from ..msgformat import source_text
+from .fidelity import event_losses, legacy_note, message_losses, template_losses
 from .reader_binxml import Element, Subst, Text, WevtError
 from .reader_raw import (
     EVTA_ATTRIBUTE,
@@ -173,10 +175,12 @@ class _Builder:
         for i, table in enumerate(tables):
             culture = cultures[i] if i < len(cultures) else ("en-US" if i == 0 else f"x-{i + 1}")
             strings = {
-                sid: String(id=sid, value=_strip_crlf(table[mid]), span=self.span)
+                sid: String(id=sid, value=source_text(table[mid]), span=self.span)
                 for mid, sid in sorted(self.ids.items())
                 if mid in table
             }
+            used = {mid: table[mid] for mid in self.ids if mid in table}
+            self.losses += message_losses(culture, used, self.span)
             resources.append(
                 Resources(culture=culture, strings=MappingProxyType(strings), span=self.span)
             )
@@ -582,8 +586,3 @@ def _c_symbol(name: str) -> str:
     """A C identifier for a provider symbol (the blob stores none)."""
     sym = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
     return sym if sym and not sym[0].isdigit() else "_" + sym
-
-
-def _strip_crlf(text: str) -> str:
-    # mc appends CR LF to every message-table text.
-    return text[:-2] if text.endswith("\r\n") else text
