@@ -266,7 +266,8 @@ class _Writer:
 
     def template(self, parent: etree._Element, t: Template) -> None:
         te = _el(parent, "template", tid=t.tid, name=t.name)
-        for item in t.items:
+        # A <binary> item stands for the last two fields (its length, then its data).
+        for item in t.items[:-2] if t.binary is not None else t.items:
             if isinstance(item, Struct):
                 se = _el(
                     te,
@@ -279,6 +280,8 @@ class _Writer:
                     self.field(se, f)
             else:
                 self.field(te, item)
+        if t.binary is not None:
+            _el(te, "binary", name=t.binary)
         if t.user_data is not None:
             _user_data(_el(te, "UserData"), t.user_data)
 

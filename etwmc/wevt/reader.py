@@ -42,6 +42,7 @@ from typing import Literal, TypeVar
 from .. import winmeta as wm
 from ..diagnostics import Diagnostic, Span
 from ..model import (
+    BINARY_LENGTH_FIELD,
     Channel,
     Event,
     Extent,
@@ -455,15 +456,48 @@ class _Builder:
                 items.append(field(p))
         name = None
         user_data = None
+        binary = None
         if t.flags & 2 and t.root is not None:
             user_data = _user_data(t, tuple(items), self.raw.major == 3)
         elif t.root is not None:
             for aname, value in t.root.attrs:
                 if aname == "Name":
                     name = "".join(v.text for v in value if isinstance(v, Text))
+            binary = _binary_item(t)
         return Template(
-            tid=f"T{index}", name=name, items=tuple(items), user_data=user_data, span=self.span
+            tid=f"T{index}",
+            name=name,
+            items=tuple(items),
+            user_data=user_data,
+            binary=binary,
+            span=self.span,
         )
+
+
+def _binary_item(t: RawTemplate) -> str | None:
+    """The name of the ``<binary>`` item an EventData template ends with, if it has one.
+
+    Only the exact shape mc writes counts: the last two top-level entries are
+    ``__binLength`` (UInt32, default outType, no flags) and a Binary field (default
+    outType) whose variable length is ``__binLength``, and the last element of the
+    BinXML is ``<Binary>`` holding only the Binary field's substitution."""
+    n = t.param_count
+    if t.root is None or n < 2 or not t.root.children:
+        return None
+    last = t.root.children[-1]
+    size, data = t.properties[n - 2], t.properties[n - 1]
+    shape = (
+        isinstance(last, Element)
+        and last.name == "Binary"
+        and not last.attrs
+        and last.children == [Subst(n - 1, 14)]  # 14: win:Binary
+        and size.name == BINARY_LENGTH_FIELD
+        and (size.flags, size.in_type, size.out_type) == (0, 8, 8)
+        and (size.map_offset, size.count, size.length) == (0, 0, 0)
+        and (data.flags, data.in_type, data.out_type) == (PROP_VAR_LENGTH, 14, 15)
+        and (data.map_offset, data.count, data.length) == (0, 0, n - 2)
+    )
+    return data.name if shape else None
 
 
 # Source formatting the template id may have hashed: (tail after the last child, padding
