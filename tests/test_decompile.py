@@ -285,3 +285,25 @@ def test_decompile_names_the_flag_for_mc_8_1_ids(
         == 0
     )
     assert (tmp_path / "wpfTEMP.BIN").read_bytes() == blob.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "user_data",
+    [
+        "<Thing xmlns='urn:x'><A>%1</A></Thing>",
+        "<Thing xmlns='urn:x'><A>%1</A>\n</Thing>",
+        "<Thing xmlns='urn:x'><A>%1</A><B><C>%1</C></B></Thing>",
+    ],
+)
+def test_userdata_end_tags_keep_their_line_breaks(user_data: str) -> None:
+    """The template id hashes whether a line break precedes an end tag that follows a
+    child; indenting the decompiled manifest must not add one the source did not have."""
+    man = LOSSY.replace(
+        b'<data name="A" inType="win:UInt32"/>',
+        b'<data name="A" inType="win:UInt32"/><UserData>' + user_data.encode() + b"</UserData>",
+    )
+    checked = check_bytes(man, "userdata.man")
+    assert checked.ok and checked.manifest is not None
+    blob = build_wevt(checked.manifest)
+    _, again = recompile(blob)
+    assert again == blob

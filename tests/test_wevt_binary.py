@@ -145,3 +145,19 @@ def test_binary_field_is_written_and_decoded(tmp_path: Path) -> None:
     man = tmp_path / "binary.man"
     man.write_bytes(_manifest(SCM_TEMPLATE))
     assert round_trip(man, tmp_path) == 1
+
+
+def test_binary_after_userdata_fields() -> None:
+    """With UserData the event XML is the user's; the two properties are still added."""
+    body = """
+      <data name="A" inType="win:UInt32"/>
+      <binary name="Raw"/>
+      <UserData><Thing xmlns="urn:x"><A>%1</A></Thing></UserData>
+    """
+    blob = _compile(body)
+    (t,) = parse_blob(blob).providers[0].templates
+    assert t.flags == 2 and [p.name for p in t.properties] == ["A", "__binLength", "Raw"]
+    text = decompile(read_wevt(blob))
+    checked = check_bytes(text.encode(), "again.man")
+    assert checked.ok and checked.manifest is not None
+    assert build_wevt(checked.manifest) == blob

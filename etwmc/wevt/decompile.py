@@ -68,6 +68,9 @@ class _Writer:
         self.fixed = fixed  # string id -> message id to pin in <messageTable>
         self.used: dict[str, None] = {}  # referenced string ids, in first-use order
         self.prefixes: dict[str, str] = {}
+        # UserData elements and their model nodes: indenting must not add a line break
+        # before an end tag where the source had none (the template id hashes it).
+        self.user_data: list[tuple[etree._Element, XmlNode]] = []
 
     def msg(self, sid: str | None) -> str | None:
         if sid is not None:
@@ -99,6 +102,9 @@ class _Writer:
             new.extend(list(root))
             root = new
         etree.indent(root, space="  ")
+        for e, node in self.user_data:
+            if node.children and node.children[-1].tail is None:
+                e[-1].tail = None
         body: str = etree.tostring(root, encoding="unicode")
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
@@ -283,7 +289,7 @@ class _Writer:
         if t.binary is not None:
             _el(te, "binary", name=t.binary)
         if t.user_data is not None:
-            _user_data(_el(te, "UserData"), t.user_data)
+            self.user_data += _user_data(_el(te, "UserData"), t.user_data)
 
     def field(self, parent: etree._Element, f: Field) -> None:
         out = None
@@ -350,7 +356,8 @@ def _extent(v: int | str | None) -> str | None:
     return None if v is None else str(v)
 
 
-def _user_data(parent: etree._Element, node: XmlNode) -> None:
+def _user_data(parent: etree._Element, node: XmlNode) -> list[tuple[etree._Element, XmlNode]]:
+    """Write ``node`` under ``parent``; return each element written with its node."""
     ns, local = node.tag
     nsmap = {p: u for p, u in node.nsmap}
     tag = f"{{{ns}}}{local}" if ns else local
@@ -358,9 +365,11 @@ def _user_data(parent: etree._Element, node: XmlNode) -> None:
     for (ans, alocal), v in node.attrs:
         e.set(f"{{{ans}}}{alocal}" if ans else alocal, v)
     e.text = node.text
+    written = [(e, node)]
     for c in node.children:
-        _user_data(e, c)
+        written += _user_data(e, c)
     e.tail = node.tail
+    return written
 
 
 def decompile(manifest: Manifest) -> str:
