@@ -209,3 +209,25 @@ def test_winmeta_keyword_of_a_third_provider_as_in_services_wevt() -> None:
     assert checked.ok and checked.manifest is not None
     again = parse_blob(build_wevt(checked.manifest)).providers[2].keywords
     assert [(k.name, k.message_id) for k in again] == [("win:EventlogClassic", 0x12000038)]
+
+
+CORPUS = SAMPLES.parent.parent / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not available")
+def test_clr_manifest_winmeta_ids_match_clretwrc_dll() -> None:
+    """mc's message table for ClrEtwAll.man (clretwrc.dll of .NET 4.6/4.7, listed by
+    libyal/winevt-kb) has win:Critical at 0x53000001, because only the fourth provider
+    (DotNETRuntimePrivate) uses it; the other predefined levels and opcodes at index 0."""
+    checked = check_file(CORPUS / "microsoft__perfview__ClrEtwAll.man")
+    assert checked.manifest is not None
+    ids = assign_message_ids(checked.manifest)
+    assert ids.builtins == {
+        ("level", "win:LogAlways"): 0x50000000,
+        ("level", "win:Error"): 0x50000002,
+        ("level", "win:Informational"): 0x50000004,
+        ("level", "win:Verbose"): 0x50000005,
+        ("level", "win:Critical"): 0x53000001,
+        ("opcode", "win:Start"): 0x30000001,
+        ("opcode", "win:Stop"): 0x30000002,
+    }
