@@ -66,8 +66,14 @@ def _add_compile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--wevt-version",
         type=int,
         choices=(3, 5),
-        default=5,
-        help="WEVT_TEMPLATE version (default: 5)",
+        help="WEVT_TEMPLATE version: 5 as mc 10.0.16299 and later, 3 as earlier mc "
+        "(default: 5, or 3 with --legacy-template-ids)",
+    )
+    p.add_argument(
+        "--legacy-template-ids",
+        action="store_true",
+        help="give templates mc 8.1's MD5-based ids, to reproduce blobs built by the "
+        "Windows 8.1 SDK (implies --wevt-version 3)",
     )
     p.add_argument("--module", metavar="NAME", help="name of the generated Python module")
     p.add_argument("--no-python", action="store_true", help="write only the binary outputs")

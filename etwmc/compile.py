@@ -71,6 +71,7 @@ def compile_manifest(
     base: str | None = None,
     module: str | None = None,
     wevt_version: int = 5,
+    legacy_template_ids: bool = False,
     python: bool = True,
     binary: bool = True,
     werror: bool = False,
@@ -83,6 +84,10 @@ def compile_manifest(
     (:mod:`etwmc.render`, :mod:`etwmc.naming`); ``verify`` also parses the module and
     checks that it only imports what etwmc's modules import and only defines names at
     top level (about 1 s per 100,000 generated lines; the tests always do).
+
+    ``legacy_template_ids`` gives the templates mc 8.1's MD5-based ids instead of the
+    SHA-256 ones of mc 10 (mc 8.1 wrote CRIM 3.1: pair it with ``wevt_version=3`` to
+    reproduce its blobs).
 
     ``resource_dll`` adds the resource-only DLL (:func:`etwmc.pe.resource_dll`), named
     after the providers' ``resourceFileName`` (else ``<base>.dll``)."""
@@ -117,7 +122,9 @@ def compile_manifest(
         out_diags = list(output_diagnostics(manifest))
         diags.extend(out_diags)
         if not has_errors(out_diags):
-            outputs = binary_outputs(manifest, base, version=wevt_version)
+            outputs = binary_outputs(
+                manifest, base, version=wevt_version, legacy_ids=legacy_template_ids
+            )
             if binary:
                 files.update(outputs)
             if resource_dll:
@@ -200,11 +207,20 @@ def run(args: argparse.Namespace) -> int:
     from .emit import EmitError, stale, write_all
     from .lint import render as render_diags
 
+    version = _wevt_version(args)
+    if version is None:
+        print(
+            "etwmc: --legacy-template-ids gives mc 8.1's template ids, and mc 8.1 wrote "
+            "WEVT_TEMPLATE version 3; drop --wevt-version 5",
+            file=sys.stderr,
+        )
+        return 2
     result = compile_manifest(
         args.manifest,
         base=args.base,
         module=args.module,
-        wevt_version=args.wevt_version,
+        wevt_version=version,
+        legacy_template_ids=args.legacy_template_ids,
         python=not args.no_python,
         binary=not args.no_binary,
         werror=args.werror,
@@ -238,6 +254,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _wevt_version(args: argparse.Namespace) -> int | None:
+    """The WEVT_TEMPLATE version asked for: ``--wevt-version``, else 3 with
+    ``--legacy-template-ids`` (mc 8.1's layout), else 5.  None for the one combination
+    no mc wrote: mc 8.1's ids in a version 5 blob."""
+    if args.legacy_template_ids:
+        return None if args.wevt_version == 5 else 3
+    return int(args.wevt_version or 5)
+
+
 def _regenerate_command(args: argparse.Namespace) -> str:
     """The ``etwmc compile`` command that rewrites what ``--check`` found stale."""
     import shlex
@@ -247,11 +272,12 @@ def _regenerate_command(args: argparse.Namespace) -> str:
         words += ["-z", args.base]
     if args.module:
         words += ["--module", args.module]
-    if args.wevt_version != 5:
+    if args.wevt_version is not None and args.wevt_version != _wevt_version(args):
         words += ["--wevt-version", str(args.wevt_version)]
     words += [
         flag
         for flag, on in (
+            ("--legacy-template-ids", args.legacy_template_ids),
             ("--no-python", args.no_python),
             ("--no-binary", args.no_binary),
             ("--resource-dll", args.resource_dll),

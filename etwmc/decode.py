@@ -40,7 +40,7 @@ from typing import Any
 
 from . import winmeta as wm
 from .model import Event, Field, Manifest, Map, Provider, Struct, Template
-from .msgformat import Stop, tokens
+from .msgformat import Stop, table_text, tokens
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 
@@ -96,7 +96,9 @@ class Decoder:
                     self._events.setdefault((p.control_guid, e.value, e.version), (p, e))
 
     def text(self, string_id: str | None) -> str | None:
-        return self.manifest.text(string_id)
+        """A string as Windows reads it from the message table: line feeds as CR LF."""
+        text = self.manifest.text(string_id)
+        return table_text(text) if text is not None else None
 
     def decode(
         self,

@@ -108,6 +108,7 @@ CODE_MODULES = (
     "etwmc.compile",
     "etwmc.emit",
     "etwmc.wevt",
+    "etwmc.wevt.fidelity",
     "etwmc.diff",
 )
 

@@ -33,6 +33,7 @@ from lxml import etree
 from . import winmeta as wm
 from .diagnostics import Code, Diagnostic, Severity, code, diag
 from .model import (
+    BINARY_LENGTH_FIELD,
     Channel,
     Event,
     Extent,
@@ -77,6 +78,9 @@ W_MISSING_STRING = code(
 E_UNKNOWN_IMPORT = code("ETW410", Severity.ERROR, "importChannel names an unknown channel")
 E_BAD_STRREF = code("ETW412", Severity.ERROR, "a message attribute is not a $(string.ID) reference")
 E_DUP_STRING = code("ETW301", Severity.ERROR, "a string id is defined twice in one culture")
+W_BINARY_NAME = code(
+    "ETW512", Severity.WARNING, "a template's <binary> has no name; etwmc names its field 'binary'"
+)
 
 _E = wm.EVENTS_NS
 
@@ -677,8 +681,40 @@ class _Lowerer:
             span=self.doc.span(e),
         )
 
+    def binary(self, e: etree._Element) -> tuple[str, tuple[Field, Field]]:
+        """The two fields mc makes of ``<binary name="N"/>``: ``__binLength`` (win:UInt32)
+        and N (win:Binary, its length being ``__binLength``)."""
+        name = e.get("name")
+        if name is None:
+            # Which name mc gives an unnamed one is not known; Windows' own providers
+            # mostly call this field 'binary'.
+            self.error(
+                W_BINARY_NAME,
+                e,
+                "this <binary> has no name; etwmc calls its field 'binary', which need not "
+                "be the name mc gives it",
+                hint='name it: <binary name="BinaryData"/>',
+            )
+            name = "binary"
+        span = self.doc.span(e)
+        length = Field(
+            name=BINARY_LENGTH_FIELD,
+            in_type=wm.in_type("win:UInt32"),
+            in_type_text="win:UInt32",
+            span=span,
+        )
+        data = Field(
+            name=name,
+            in_type=wm.in_type("win:Binary"),
+            in_type_text="win:Binary",
+            length=BINARY_LENGTH_FIELD,
+            span=span,
+        )
+        return name, (length, data)
+
     def template(self, e: etree._Element) -> Template:
         items: list[Field | Struct] = []
+        binary = None
         user_data = None
         for c in _children(e):
             kind = _local(c)
@@ -694,6 +730,9 @@ class _Lowerer:
                         span=self.doc.span(c),
                     )
                 )
+            elif kind == "binary":
+                binary, fields = self.binary(c)
+                items.extend(fields)
             elif kind == "UserData":
                 root = next(iter(_children(c)), None)
                 if root is not None:
@@ -703,6 +742,7 @@ class _Lowerer:
             name=e.get("name"),
             items=tuple(items),
             user_data=user_data,
+            binary=binary,
             span=self.doc.span(e),
         )
 

@@ -185,12 +185,22 @@ class XmlNode:
     tail: str | None = None
 
 
+# The length field mc adds before the data of a template's ``<binary>`` item.
+BINARY_LENGTH_FIELD = "__binLength"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Template:
+    """A ``<template>``.  ``binary`` is the name of its ``<binary name=...>`` item, which
+    mc turns into the last two items: ``__binLength`` (win:UInt32), then a win:Binary
+    field of that name whose length is ``__binLength``; the event XML shows them as one
+    ``<Binary>%n</Binary>`` element (as classic Event Log events show their data)."""
+
     tid: str
     name: str | None = None
     items: tuple[Field | Struct, ...] = ()
     user_data: XmlNode | None = None
+    binary: str | None = None
     span: Span = NOWHERE
 
     @property

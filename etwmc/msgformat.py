@@ -5,6 +5,14 @@
 ``%t`` and ``%b`` are a line break, carriage return, tab and space; any other character
 after ``%`` stands for itself (``%%``, ``%.``, ``%!``); a ``%`` at the very end is
 dropped.
+
+Line breaks in a manifest string (``&#xA;``) are stored the Windows way: mc 10 writes
+each line feed not already preceded by a carriage return as CR LF in the message table
+(:func:`table_text`; seen in mc's MSG00001.bin for nuclune/WEC's manifest, and in the
+message tables of Windows 10 binaries, where Windows 7's still held a bare LF).  An
+existing CR LF and a lone CR stay as written (no mc output with ``&#xD;`` was found to
+settle them); ``%n`` and the other escapes are stored as written (PowerShell's
+manifest and the message table of its pwrshmsg.dll) and only formatting expands them.
 """
 
 from __future__ import annotations
@@ -15,6 +23,27 @@ from dataclasses import dataclass
 
 _TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
+_LONE_LF = re.compile(r"(?<!\r)\n")
+_STORED_BREAK = re.compile(r"(?<!\r)\r\n")
+
+
+def table_text(text: str) -> str:
+    """A manifest string as the message table stores it (before mc's closing CR LF):
+    a line feed without a carriage return before it becomes CR LF."""
+    return _LONE_LF.sub("\r\n", text)
+
+
+def source_text(stored: str) -> str:
+    """A manifest string that :func:`table_text` turns back into ``stored``: each CR LF
+    becomes a line feed, unless its CR follows another CR (``table_text`` keeps such a
+    pair).  Exact unless ``stored`` holds a line feed without a CR before it, which mc 10
+    never writes (see :func:`exact_source`)."""
+    return _STORED_BREAK.sub("\n", stored)
+
+
+def exact_source(stored: str) -> bool:
+    """Whether ``table_text(source_text(stored)) == stored``."""
+    return _LONE_LF.search(stored) is None
 
 
 @dataclass(frozen=True, slots=True)

@@ -417,7 +417,11 @@ def test_parse_options_defaults_and_errors() -> None:
         True,
         True,
     )
+    legacy = parse_options({"manifests": "x", "package": "p", "legacy-template-ids": True}, "t")
+    assert (legacy.legacy_template_ids, legacy.wevt_version) == (True, 3)
     bad = [
+        {"manifests": "x", "package": "p", "legacy-template-ids": True, "wevt-version": 5},
+        {"manifests": "x", "package": "p", "legacy-template-ids": "yes"},
         {"package": "p"},
         {"manifests": [], "package": "p"},
         {"manifests": "x", "package": "a..b"},
@@ -558,3 +562,42 @@ def test_compile_check_both_ways(tmp_path: Path) -> None:
     assert main(["compile", "-o", str(out), man]) == 0
     (out / "widget.py").unlink()
     assert main([*hook_args, "-o", str(out), man]) == 1
+
+
+ETK = ROOT.parent / "shared" / "golden" / "event-trace-kit"
+
+
+@pytest.mark.skipif(not ETK.is_dir(), reason="../shared/golden is not available")
+def test_hatch_legacy_template_ids_ship_mc_8_1_bytes(tmp_path: Path, plugin_path: str) -> None:
+    """``legacy-template-ids = true`` in the hook's table: the wheel carries the blob that
+    mc 8.1 built for wpf-etw.man, byte for byte."""
+    project = tmp_path / "wpf"
+    (project / "src" / "wpf").mkdir(parents=True)
+    (project / "src" / "wpf" / "__init__.py").write_text("", encoding="utf-8")
+    shutil.copy(ETK / "wpf-etw.man", project / "wpf-etw.man")
+    (project / "pyproject.toml").write_text(
+        """[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "wpf"
+version = "1.0"
+
+[tool.hatch.build.targets.wheel]
+packages = ["src/wpf"]
+
+[tool.hatch.build.hooks.etwmc]
+manifests = ["wpf-etw.man"]
+package = "wpf._etw"
+python = false
+legacy-template-ids = true
+""",
+        encoding="utf-8",
+    )
+    wheel = _wheel(_backend(project, "hatchling.build", "build_wheel", plugin_path), project)
+    with zipfile.ZipFile(wheel) as z:
+        blob = z.read("wpf/_etw/wpf-etwTEMP.BIN")
+        table = z.read("wpf/_etw/wpf-etw_MSG00001.bin")
+    assert blob == (ETK / "wpf-etw.wevt.v3-8.1-compat.bin").read_bytes()
+    assert table == (ETK / "wpf-etw.msg.v3-8.1-compat.bin").read_bytes()

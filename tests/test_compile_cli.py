@@ -77,3 +77,43 @@ def test_library_result_matches_cli_output(tmp_path: Path) -> None:
     assert result.ok
     assert main(["compile", str(HELLO), "-o", str(tmp_path), "-z", "x", "--module", "mod"]) == 0
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == result.files
+
+
+ETK = Path(__file__).resolve().parents[1].parent / "shared" / "golden" / "event-trace-kit"
+needs_golden = pytest.mark.skipif(not ETK.is_dir(), reason="../shared/golden is not available")
+
+
+@needs_golden
+def test_legacy_template_ids_reproduce_mc_8_1(tmp_path: Path) -> None:
+    """mc 8.1's outputs for wpf-etw.man (CRIM 3.1, MD5 template ids), from the command line."""
+    argv = ["compile", str(ETK / "wpf-etw.man"), "-o", str(tmp_path), "--no-python"]
+    assert main([*argv, "--legacy-template-ids"]) == 0
+    golden = (ETK / "wpf-etw.wevt.v3-8.1-compat.bin").read_bytes()
+    assert (tmp_path / "wpf-etwTEMP.BIN").read_bytes() == golden
+    msg = (ETK / "wpf-etw.msg.v3-8.1-compat.bin").read_bytes()
+    assert (tmp_path / "wpf-etw_MSG00001.bin").read_bytes() == msg
+    # The same with the version spelled out; without the flag the ids are mc 10's.
+    assert main([*argv, "--legacy-template-ids", "--wevt-version", "3", "--check"]) == 0
+    assert main([*argv, "--wevt-version", "3", "-o", str(tmp_path / "v3")]) == 0
+    mc10 = (ETK / "wpf-etw.wevt.v3.bin").read_bytes()
+    assert (tmp_path / "v3" / "wpf-etwTEMP.BIN").read_bytes() == mc10 != golden
+
+
+def test_legacy_template_ids_with_version_5_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["compile", str(HELLO), "-o", str(tmp_path), "--legacy-template-ids"]
+    assert main([*argv, "--wevt-version", "5"]) == 2
+    assert "mc 8.1" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_names_the_legacy_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", str(HELLO), "-o", str(tmp_path), "--legacy-template-ids"]) == 0
+    (tmp_path / "helloTEMP.BIN").write_bytes(b"stale")
+    capsys.readouterr()
+    assert (
+        main(["compile", str(HELLO), "-o", str(tmp_path), "--legacy-template-ids", "--check"]) == 1
+    )
+    err = capsys.readouterr().err
+    assert "--legacy-template-ids" in err and "--wevt-version" not in err

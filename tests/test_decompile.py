@@ -78,11 +78,16 @@ def test_corpus_round_trip(path: Path) -> None:
         pytest.skip(f"{path.name} does not validate yet: {'; '.join(codes)}")
     blob = build_wevt(checked.manifest)
     _, again = recompile(blob)
+    from etwmc.wevt.reader import read_wevt_with_losses
+
+    codes = {d.code for d in read_wevt_with_losses(blob)[1]}
     if path.name in IRREGULAR_USERDATA:
         assert again != blob  # remove from IRREGULAR_USERDATA if this starts to pass
         assert _without_userdata_ids(again) == _without_userdata_ids(blob)
+        assert codes == {"ETW801"}  # and the decompiler says so
     else:
         assert again == blob
+        assert codes == set()
     from test_wevt_reader import dissect_check
 
     dissect_check(blob, path.name)
@@ -190,3 +195,115 @@ def test_decompile_cli_cultures(tmp_path: Path) -> None:
     checked = check_file(out)
     assert checked.ok and checked.manifest is not None
     assert [r.culture for r in checked.manifest.resources] == ["en-US", "de-DE"]
+
+
+# --------------------------------------------------------------------------- losses
+
+
+LOSSY = b"""<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="Etwmc-Lossy" guid="{3C1F0B52-7A44-4E9B-9D2E-5B8A0C6F1E01}" symbol="LOSSY"
+              resourceFileName="l.dll" messageFileName="l.dll">
+      <templates>
+        <template tid="T"><data name="A" inType="win:UInt32"/></template>
+      </templates>
+      <events>
+        <event value="1" level="win:Informational" template="T"/>
+        <event value="2" level="win:Informational"/>
+      </events>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>
+"""
+
+
+def _lossy_blob() -> bytes:
+    from etwmc.wevt.reader_raw import parse_blob
+
+    checked = check_bytes(LOSSY, "lossy.man")
+    assert checked.ok and checked.manifest is not None
+    blob = bytearray(build_wevt(checked.manifest))
+    p = parse_blob(bytes(blob)).providers[0]
+    blob[p.events[1].offset + 5] = 192  # opcode byte of event 2, with no OPCO entry
+    blob[p.templates[0].offset + 24] ^= 0xFF  # the template id
+    return bytes(blob)
+
+
+def test_losses_are_reported_not_dropped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An opcode value no entry gives and a template id compiling cannot rebuild: the
+    manifest is still written, and each difference is a warning naming where it is."""
+    from etwmc.cli import main
+    from etwmc.wevt.reader import read_wevt_with_losses
+
+    blob = _lossy_blob()
+    _, losses = read_wevt_with_losses(blob, path="lossy.bin")
+    assert sorted(d.code for d in losses) == ["ETW800", "ETW801"]
+    from etwmc.wevt.reader_raw import parse_blob
+
+    p = parse_blob(blob).providers[0]
+    (opcode,) = (d for d in losses if d.code == "ETW800")
+    assert "opcode value 192" in opcode.message and f"0x{p.events[1].offset:x}" in opcode.message
+    (template,) = (d for d in losses if d.code == "ETW801")
+    assert f"0x{p.templates[0].offset:x}" in template.message and "id" in template.message
+
+    path = tmp_path / "lossy.bin"
+    path.write_bytes(blob)
+    out = tmp_path / "lossy.man"
+    assert main(["decompile", str(path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "warning ETW800" in err and "warning ETW801" in err
+    assert check_file(out).ok
+
+
+@needs_golden
+@pytest.mark.parametrize("path", golden_blobs(), ids=lambda p: p.name)
+def test_mc_goldens_lose_nothing(path: Path) -> None:
+    from etwmc.wevt.reader import read_wevt_with_losses
+
+    _, losses = read_wevt_with_losses(path.read_bytes())
+    expected = ["ETW802"] if "8.1" in path.name else []
+    assert [d.code for d in losses] == expected
+
+
+@needs_golden
+def test_decompile_names_the_flag_for_mc_8_1_ids(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from etwmc.cli import main
+
+    blob = ETK / "wpf-etw.wevt.v3-8.1-compat.bin"
+    out = tmp_path / "wpf.man"
+    assert main(["decompile", str(blob), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "note ETW802" in err and "--legacy-template-ids" in err
+    assert (
+        main(["compile", str(out), "-o", str(tmp_path), "--no-python", "--legacy-template-ids"])
+        == 0
+    )
+    assert (tmp_path / "wpfTEMP.BIN").read_bytes() == blob.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "user_data",
+    [
+        "<Thing xmlns='urn:x'><A>%1</A></Thing>",
+        "<Thing xmlns='urn:x'><A>%1</A>\n</Thing>",
+        "<Thing xmlns='urn:x'><A>%1</A><B><C>%1</C></B></Thing>",
+    ],
+)
+def test_userdata_end_tags_keep_their_line_breaks(user_data: str) -> None:
+    """The template id hashes whether a line break precedes an end tag that follows a
+    child; indenting the decompiled manifest must not add one the source did not have."""
+    man = LOSSY.replace(
+        b'<data name="A" inType="win:UInt32"/>',
+        b'<data name="A" inType="win:UInt32"/><UserData>' + user_data.encode() + b"</UserData>",
+    )
+    checked = check_bytes(man, "userdata.man")
+    assert checked.ok and checked.manifest is not None
+    blob = build_wevt(checked.manifest)
+    _, again = recompile(blob)
+    assert again == blob

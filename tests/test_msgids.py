@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from etwmc.model import Manifest
-from etwmc.validate import check_bytes
+from etwmc.validate import check_bytes, check_file
 from etwmc.wevt import assign_message_ids, output_diagnostics
 
 HEAD = """<?xml version="1.0" encoding="utf-8"?>
@@ -108,13 +110,16 @@ def test_winmeta_items(full: Manifest) -> None:
     assert ids.channel_id(system) == 0x90000003
 
 
-def test_second_provider_index_and_winmeta_level_at_index_zero() -> None:
+def test_second_provider_index_and_winmeta_level_of_its_first_user() -> None:
+    # A win: level only the second provider uses carries that provider's index, as in
+    # mc's message table of SensorsUtilsV2.dll (win:Warning 0x51000003, libyal/winevt-kb).
     body = '<events><event value="3" level="win:Warning" message="$(string.e2)"/></events>'
     m = _manifest(_provider(1, "", "p1") + _provider(2, body, "p2"), ["p1", "p2", "e2"])
     ids = assign_message_ids(m)
     assert ids.strings == {"p1": 0x90000001, "p2": 0x91000001, "e2": 0xB1000003}
     lvl = m.providers[1].events[0].level
-    assert lvl is not None and ids.level_id(lvl) == 0x50000003
+    assert lvl is not None and ids.level_id(lvl) == 0x51000003
+    assert ids.winmeta == {0x51000003: "Warning"}
 
 
 def test_shared_string_keeps_its_first_id() -> None:
@@ -157,3 +162,72 @@ def test_no_message_means_no_id() -> None:
     ids = assign_message_ids(m)
     assert ids.event_id(m.providers[0].events[0]) == 0xFFFFFFFF
     assert ids.provider_id(m.providers[0]) == 0xFFFFFFFF
+
+
+MANIFESTS = Path(__file__).resolve().parent / "manifests"
+SAMPLES = Path(__file__).resolve().parents[1].parent / "shared" / "golden" / "samples"
+
+
+def test_winmeta_items_take_the_index_of_their_first_provider() -> None:
+    """mc's ids, from its outputs: win:Error 0x51000002 when only the second provider
+    uses it (event-trace-kit ImportChannelFromProvider.man @ e40d13b; SensorsUtilsV2.dll's
+    message table lists Error/Warning/Information at 0x5100000N and Start/Stop at
+    0x3000000N, libyal/winevt-kb); an item the first provider uses keeps index 0."""
+    from etwmc.wevt import build_message_tables, build_wevt
+    from etwmc.wevt.msgtable import read_message_table
+    from etwmc.wevt.reader_raw import parse_blob
+
+    checked = check_file(MANIFESTS / "valid" / "winmeta_level_in_second_provider.man")
+    assert checked.ok and checked.manifest is not None
+    raw = parse_blob(build_wevt(checked.manifest))
+    first, second = raw.providers
+    assert [(lv.name, lv.message_id) for lv in first.levels] == [("win:Informational", 0x50000004)]
+    assert [(lv.name, lv.message_id) for lv in second.levels] == [
+        ("win:Error", 0x51000002),
+        ("win:Informational", 0x50000004),
+    ]
+    assert [(o.name, o.message_id) for o in second.opcodes] == [("win:Start", 0x31000001)]
+    ((_, table),) = build_message_tables(checked.manifest)
+    texts = read_message_table(table)
+    assert texts[0x51000002] == "Error" and texts[0x31000001] == "Start"
+    assert texts[0x50000004] == "Information" and 0x50000002 not in texts
+
+
+@pytest.mark.skipif(not SAMPLES.is_dir(), reason="../shared/golden is not available")
+def test_winmeta_keyword_of_a_third_provider_as_in_services_wevt() -> None:
+    """Microsoft's services.wevt (built by mc) stores win:EventlogClassic, listed first by
+    its third provider, with id 0x12000038; a manifest rebuilt from it gets the same."""
+    from etwmc.wevt import build_wevt
+    from etwmc.wevt.decompile import decompile
+    from etwmc.wevt.reader import read_wevt
+    from etwmc.wevt.reader_raw import parse_blob
+
+    blob = (SAMPLES / "services.wevt").read_bytes()
+    stored = parse_blob(blob).providers[2].keywords
+    assert [(k.name, k.message_id) for k in stored] == [("win:EventlogClassic", 0x12000038)]
+    checked = check_bytes(decompile(read_wevt(blob)).encode(), "services.man")
+    assert checked.ok and checked.manifest is not None
+    again = parse_blob(build_wevt(checked.manifest)).providers[2].keywords
+    assert [(k.name, k.message_id) for k in again] == [("win:EventlogClassic", 0x12000038)]
+
+
+CORPUS = SAMPLES.parent.parent / "corpus"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is not available")
+def test_clr_manifest_winmeta_ids_match_clretwrc_dll() -> None:
+    """mc's message table for ClrEtwAll.man (clretwrc.dll of .NET 4.6/4.7, listed by
+    libyal/winevt-kb) has win:Critical at 0x53000001, because only the fourth provider
+    (DotNETRuntimePrivate) uses it; the other predefined levels and opcodes at index 0."""
+    checked = check_file(CORPUS / "microsoft__perfview__ClrEtwAll.man")
+    assert checked.manifest is not None
+    ids = assign_message_ids(checked.manifest)
+    assert ids.builtins == {
+        ("level", "win:LogAlways"): 0x50000000,
+        ("level", "win:Error"): 0x50000002,
+        ("level", "win:Informational"): 0x50000004,
+        ("level", "win:Verbose"): 0x50000005,
+        ("level", "win:Critical"): 0x53000001,
+        ("opcode", "win:Start"): 0x30000001,
+        ("opcode", "win:Stop"): 0x30000002,
+    }

@@ -137,11 +137,13 @@ def test_corpus_manifest_produces_all_binary_outputs(path: Path) -> None:
     }
     v3 = build_wevt(manifest, version=3)
     assert v3[8:12] == b"\x03\x00\x01\x00"
-    # Every message table decodes, and each text is one of the culture's strings or a
-    # predefined item's text.
+    # Every message table decodes, and each text is one of the culture's strings (as mc
+    # stores it: a line feed as CR LF) or a predefined item's text.
+    from etwmc.msgformat import table_text
+
     for n, res in enumerate(manifest.resources, 1):
         table = read_message_table(outputs[f"x_MSG{n:05d}.bin"])
-        allowed = {s.value for s in res.strings.values()} | _WINMETA_TEXTS
+        allowed = {table_text(s.value) for s in res.strings.values()} | _WINMETA_TEXTS
         for mid, text in table.items():
             assert text in allowed, (hex(mid), text)
 

@@ -3,17 +3,22 @@
 Both plugins (:mod:`etwmc.buildhooks.hatch`, :mod:`etwmc.buildhooks.setuptools`) read
 the same keys, from ``[tool.hatch.build.hooks.etwmc]`` or ``[tool.etwmc]``:
 
-=================  ======================================================================
-``manifests``      glob pattern(s) relative to the project root (required), e.g.
-                   ``["src/acme/*.man"]``; each must match at least one file
-``package``        the dotted package the outputs go into (required), e.g. ``"acme._etw"``
-``wevt-version``   3 or 5 (default 5): the WEVT_TEMPLATE layout
-``python``         generate the provider modules (default true)
-``binaries``       ship ``<base>TEMP.BIN``, the message tables and the ``.rc`` (default true)
-``resource-dll``   ship the resource-only DLL the manifest's ``resourceFileName`` names
-                   (default false)
-``werror``         treat warnings as errors (default false)
-=================  ======================================================================
+=========================  ==============================================================
+``manifests``              glob pattern(s) relative to the project root (required), e.g.
+                           ``["src/acme/*.man"]``; each must match at least one file
+``package``                the dotted package the outputs go into (required), e.g.
+                           ``"acme._etw"``
+``wevt-version``           3 or 5 (default 5, or 3 with ``legacy-template-ids``): the
+                           WEVT_TEMPLATE layout
+``legacy-template-ids``    give templates mc 8.1's MD5-based ids (default false), to
+                           reproduce blobs built by the Windows 8.1 SDK
+``python``                 generate the provider modules (default true)
+``binaries``               ship ``<base>TEMP.BIN``, the message tables and the ``.rc``
+                           (default true)
+``resource-dll``           ship the resource-only DLL the manifest's ``resourceFileName``
+                           names (default false)
+``werror``                 treat warnings as errors (default false)
+=========================  ==============================================================
 
 Regular builds generate into a scratch folder and the plugin adds the files to the
 wheel under the package's path.  Editable builds generate *in place*, into the
@@ -59,6 +64,7 @@ class Options:
     manifests: tuple[str, ...]
     package: str
     wevt_version: int = 5
+    legacy_template_ids: bool = False
     python: bool = True
     binaries: bool = True
     resource_dll: bool = False
@@ -70,7 +76,8 @@ class Options:
 
 
 _KEYS = {
-    "manifests", "package", "wevt-version", "python", "binaries", "resource-dll", "werror",
+    "manifests", "package", "wevt-version", "legacy-template-ids", "python", "binaries",
+    "resource-dll", "werror",
 }  # fmt: skip
 
 
@@ -92,9 +99,15 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
     package = t.get("package")
     if not isinstance(package, str) or not _PACKAGE.match(package):
         raise ConfigError(f"{where}: 'package' must be a dotted package name such as 'acme._etw'")
-    version = t.get("wevt-version", 5)
+    legacy = _bool(t, "legacy-template-ids", False, where)
+    version = t.get("wevt-version", 3 if legacy else 5)
     if version not in (3, 5) or isinstance(version, bool):
         raise ConfigError(f"{where}: 'wevt-version' must be 3 or 5")
+    if legacy and version == 5:
+        raise ConfigError(
+            f"{where}: 'legacy-template-ids' gives mc 8.1's template ids, and mc 8.1 wrote "
+            "'wevt-version' 3; drop 'wevt-version' = 5"
+        )
     flags: dict[str, bool] = {}
     for key, default in (("python", True), ("binaries", True), ("resource-dll", False)):
         flags[key] = _bool(t, key, default, where)
@@ -105,6 +118,7 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
         manifests=tuple(str(x) for x in raw),
         package=package,
         wevt_version=int(str(version)),
+        legacy_template_ids=legacy,
         python=flags["python"],
         binaries=flags["binaries"],
         resource_dll=flags["resource-dll"],
@@ -203,6 +217,7 @@ def _compile(rel: Path, opts: Options) -> tuple[dict[str, bytes], list[Diagnosti
     result = compile_manifest(
         rel.as_posix(),
         wevt_version=opts.wevt_version,
+        legacy_template_ids=opts.legacy_template_ids,
         python=opts.python,
         binary=opts.binaries,
         werror=opts.werror,

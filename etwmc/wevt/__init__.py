@@ -51,11 +51,18 @@ def build_rc(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
 
 
 def binary_outputs(
-    manifest: Manifest, base: str, *, version: int = 5, prefixed: bool = True
+    manifest: Manifest,
+    base: str,
+    *,
+    version: int = 5,
+    prefixed: bool = True,
+    legacy_ids: bool = False,
 ) -> dict[str, bytes]:
-    """File name -> bytes of every binary output (the names mc uses with ``-z base``)."""
+    """File name -> bytes of every binary output (the names mc uses with ``-z base``).
+    ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``)."""
     ids = assign_message_ids(manifest)
-    out = {rc.template_file(base): writer.build(manifest, version=version, ids=ids)}
+    blob = writer.build(manifest, version=version, ids=ids, legacy_ids=legacy_ids)
+    out = {rc.template_file(base): blob}
     for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):
         out[rc.message_table_file(base, n, prefixed=prefixed)] = data
     out[f"{base}.rc"] = rc.build(manifest, base, prefixed=prefixed)

@@ -4,7 +4,10 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 
 * An EventData template becomes ``<EventData [Name="tmpl name"]>`` holding, per
   top-level item in order, ``<Data Name="item">%n</Data>`` (``<ComplexData ...>`` for
-  a struct), n counting from 1.  A UserData template is the user's element tree.
+  a struct), n counting from 1.  A ``<binary>`` item's two fields (``__binLength``,
+  then the data) become one ``<Binary>%n</Binary>`` naming the data, no attribute (as
+  in Microsoft's services.wevt, whose 17 such template ids this reproduces).  A
+  UserData template is the user's element tree.
 * Tokens: 0x0F fragment header (1.1, flags 0); 0x01 open start element (0x41 when it
   has attributes) with dependency id 0xFFFF, a u32 size and an inline name; attribute
   list size, then 0x46/0x06 attributes whose value is a 0x05 string token without a
@@ -103,10 +106,16 @@ class _Elem:
 def _event_data(template: Template) -> _Elem:
     attrs = [("Name", "Name", template.name)] if template.name is not None else []
     root = _Elem("EventData", "EventData", attrs)
-    for n, item in enumerate(template.items, 1):
+    items = template.items
+    shown = items[:-2] if template.binary is not None else items
+    for n, item in enumerate(shown, 1):
         tag = "ComplexData" if isinstance(item, Struct) else "Data"
         e = _Elem(tag, tag, [("Name", "Name", item.name)])
         e.children.append(f"%{n}")
+        root.children.append(e)
+    if template.binary is not None:
+        e = _Elem("Binary", "Binary", [])
+        e.children.append(f"%{len(items)}")
         root.children.append(e)
     return root
 

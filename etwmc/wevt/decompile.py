@@ -68,6 +68,9 @@ class _Writer:
         self.fixed = fixed  # string id -> message id to pin in <messageTable>
         self.used: dict[str, None] = {}  # referenced string ids, in first-use order
         self.prefixes: dict[str, str] = {}
+        # UserData elements and their model nodes: indenting must not add a line break
+        # before an end tag where the source had none (the template id hashes it).
+        self.user_data: list[tuple[etree._Element, XmlNode]] = []
 
     def msg(self, sid: str | None) -> str | None:
         if sid is not None:
@@ -99,6 +102,9 @@ class _Writer:
             new.extend(list(root))
             root = new
         etree.indent(root, space="  ")
+        for e, node in self.user_data:
+            if node.children and node.children[-1].tail is None:
+                e[-1].tail = None
         body: str = etree.tostring(root, encoding="unicode")
         return '<?xml version="1.0" encoding="UTF-8"?>\n' + body + "\n"
 
@@ -266,7 +272,8 @@ class _Writer:
 
     def template(self, parent: etree._Element, t: Template) -> None:
         te = _el(parent, "template", tid=t.tid, name=t.name)
-        for item in t.items:
+        # A <binary> item stands for the last two fields (its length, then its data).
+        for item in t.items[:-2] if t.binary is not None else t.items:
             if isinstance(item, Struct):
                 se = _el(
                     te,
@@ -279,8 +286,10 @@ class _Writer:
                     self.field(se, f)
             else:
                 self.field(te, item)
+        if t.binary is not None:
+            _el(te, "binary", name=t.binary)
         if t.user_data is not None:
-            _user_data(_el(te, "UserData"), t.user_data)
+            self.user_data += _user_data(_el(te, "UserData"), t.user_data)
 
     def field(self, parent: etree._Element, f: Field) -> None:
         out = None
@@ -347,7 +356,8 @@ def _extent(v: int | str | None) -> str | None:
     return None if v is None else str(v)
 
 
-def _user_data(parent: etree._Element, node: XmlNode) -> None:
+def _user_data(parent: etree._Element, node: XmlNode) -> list[tuple[etree._Element, XmlNode]]:
+    """Write ``node`` under ``parent``; return each element written with its node."""
     ns, local = node.tag
     nsmap = {p: u for p, u in node.nsmap}
     tag = f"{{{ns}}}{local}" if ns else local
@@ -355,9 +365,11 @@ def _user_data(parent: etree._Element, node: XmlNode) -> None:
     for (ans, alocal), v in node.attrs:
         e.set(f"{{{ans}}}{alocal}" if ans else alocal, v)
     e.text = node.text
+    written = [(e, node)]
     for c in node.children:
-        _user_data(e, c)
+        written += _user_data(e, c)
     e.tail = node.tail
+    return written
 
 
 def decompile(manifest: Manifest) -> str:
@@ -390,16 +402,22 @@ def _compiled_ids(text: str) -> dict[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``."""
+    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``.
+
+    What the manifest cannot give back (:mod:`etwmc.wevt.fidelity`) is reported on
+    stderr as warnings and notes; they do not change the exit code."""
     from ..decode import load_message_tables
-    from .reader import read_wevt
+    from ..diagnostics import finalize, render_text
+    from .reader import read_wevt_with_losses
 
     try:
         with open(args.blob, "rb") as f:
             blob = f.read()
         tables = load_message_tables(args.messages)
         cultures = getattr(args, "culture", None) or ()
-        manifest = read_wevt(blob, messages=tables, cultures=cultures, path=args.blob)
+        manifest, losses = read_wevt_with_losses(
+            blob, messages=tables, cultures=cultures, path=args.blob
+        )
     except OSError as e:
         print(f"etwmc: cannot read {e.filename or args.blob}: {e.strerror or e}", file=sys.stderr)
         return 1
@@ -407,6 +425,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"etwmc: {args.blob}: {e}", file=sys.stderr)
         return 1
     text = decompile(manifest)
+    sys.stderr.write(render_text(finalize(losses)))
     if args.output:
         with open(args.output, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)

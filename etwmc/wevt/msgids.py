@@ -22,10 +22,14 @@ keywords, events, map items, filters.  A message id belongs to the *string*: whe
 string was already given an id (by an earlier item, or explicitly by
 ``<messageTable><message value=...>``), later items reuse it and no counter moves.
 
-Predefined ``win:`` levels, opcodes, tasks and keywords use provider index 0 whatever
-provider refers to them, and their English winmeta text.  A ``win:`` channel (imported
-or named directly) takes the next provider/channel counter value, its text is its
-name, and the id is shared by every later use of that channel.
+A predefined ``win:`` level, opcode, task or keyword is one string for the whole
+manifest, with its English winmeta text: it gets the formula's id with the index of
+the *first* provider that lists it, and later providers share that id (mc gave
+``win:Error`` 0x51000002 when only the second provider used it: SensorsUtilsV2.dll's
+message table; Microsoft's services.wevt has ``win:EventlogClassic`` at 0x12000038 in
+its third provider).  A ``win:`` channel (imported or named directly) takes the next
+provider/channel counter value, its text is its name, and the id is shared by every
+later use of that channel.
 """
 
 from __future__ import annotations
@@ -62,13 +66,15 @@ class MessageIds:
     """Message ids of one manifest.
 
     ``strings`` maps a string-table id to its message id; ``winmeta`` maps the message
-    id of each predefined item used to its (English) text.  The ``*_id`` methods give
+    id of each predefined item used to its (English) text; ``builtins`` maps a
+    predefined level/task/opcode/keyword, as ``(kind, name)``, to its id.  The ``*_id`` methods give
     the id stored for an item, or ``NO_MESSAGE`` (0xFFFFFFFF).
     """
 
     strings: dict[str, int] = field(default_factory=dict)
     winmeta: dict[int, str] = field(default_factory=dict)
     winmeta_channels: dict[str, int] = field(default_factory=dict)
+    builtins: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, name) -> id
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def _of(self, string_id: str | None) -> int:
@@ -86,24 +92,27 @@ class MessageIds:
             return self.winmeta_channels.get(c.name, NO_MESSAGE)
         return NO_MESSAGE
 
+    def _builtin(self, kind: str, name: str) -> int:
+        return self.builtins.get((kind, name), NO_MESSAGE)
+
     def level_id(self, lv: Level) -> int:
         if lv.builtin:
-            return _builtin(wm.LEVELS, lv.name, make_id(0x5, 0, lv.value))
+            return self._builtin("level", lv.name)
         return self._of(lv.message)
 
     def task_id(self, t: Task) -> int:
         if t.builtin:
-            return _builtin(wm.TASKS, t.name, make_id(0x7, 0, t.value))
+            return self._builtin("task", t.name)
         return self._of(t.message)
 
     def opcode_id(self, o: Opcode) -> int:
         if o.builtin:
-            return _builtin(wm.OPCODES, o.name, make_id(0x3, 0, o.value))
+            return self._builtin("opcode", o.name)
         return self._of(o.message)
 
     def keyword_id(self, k: Keyword) -> int:
         if k.builtin:
-            return _builtin(wm.KEYWORDS, k.name, make_id(0x1, 0, keyword_value(k.mask)))
+            return self._builtin("keyword", k.name)
         return self._of(k.message)
 
     def event_id(self, e: Event) -> int:
@@ -124,11 +133,6 @@ def is_winmeta_channel(c: Channel) -> bool:
 def is_global_channel(c: Channel | None) -> bool:
     """System/Application/Security from winmeta: their events get classic Event Log ids."""
     return c is not None and (c.builtin or c.imported) and c.name in wm.GLOBAL_EVENTLOG_CHANNELS
-
-
-def _builtin(table: Mapping[str, wm.WinItem], name: str, mid: int) -> int:
-    item = table.get(name.partition(":")[2])
-    return mid if item is not None and item.text is not None else NO_MESSAGE
 
 
 OVERFLOW_TAG = 0xE  # a tag mc's formula never produces: ids for providers 17 and up
@@ -171,6 +175,18 @@ class _Assigner:
         self.owner.setdefault(mid, string_id)
         self.ids.strings[string_id] = mid
 
+    def builtin(
+        self, kind: str, table: Mapping[str, wm.WinItem], name: str, tag: int, value: int
+    ) -> None:
+        """The first provider to list a predefined item gives it its id; later ones share it."""
+        key = (kind, name)
+        item = table.get(name.partition(":")[2])
+        if key in self.ids.builtins or item is None or item.text is None:
+            return
+        mid = self.make(tag, value)
+        self.ids.builtins[key] = mid
+        self.ids.winmeta.setdefault(mid, item.text)
+
     def provider(self, p: Provider) -> None:
         self.pi = p.index
         items = provider_items(p)
@@ -187,17 +203,27 @@ class _Assigner:
                 self.ids.winmeta_channels[c.name] = mid
                 self.ids.winmeta[mid] = c.name
                 counter += 1
+        builtin = self.builtin
         for lv in items.levels:
-            if not lv.builtin:
+            if lv.builtin:
+                builtin("level", wm.LEVELS, lv.name, 0x5, lv.value)
+            else:
                 give(lv.message, 0x5, lv.value, lv)
         for t in items.tasks:
-            if not t.builtin:
+            if t.builtin:
+                builtin("task", wm.TASKS, t.name, 0x7, t.value)
+            else:
                 give(t.message, 0x7, t.value, t)
         for o in items.opcodes:
-            if not o.builtin:
-                give(o.message, 0x3, ((o.task_value & 0xFF) << 16) | (o.value & 0xFFFF), o)
+            value = ((o.task_value & 0xFF) << 16) | (o.value & 0xFFFF)
+            if o.builtin:
+                builtin("opcode", wm.OPCODES, o.name, 0x3, value)
+            else:
+                give(o.message, 0x3, value, o)
         for k in items.keywords:
-            if not k.builtin:
+            if k.builtin:
+                builtin("keyword", wm.KEYWORDS, k.name, 0x1, keyword_value(k.mask))
+            else:
                 give(k.message, 0x1, keyword_value(k.mask), k)
         for e in p.events:
             tag = 0x0 if is_global_channel(e.channel) else 0xB
@@ -227,7 +253,7 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
         if m.message is not None and m.message not in ids.strings:
             a.take(m.message, m.value & 0xFFFFFFFF, m)
     for p in manifest.providers:
-        if p.index > 15 and _needs_auto_ids(p):
+        if p.index > 15 and _needs_auto_ids(p, ids):
             ids.diagnostics.append(
                 diag(
                     W_TOO_MANY_PROVIDERS,
@@ -239,15 +265,23 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
                 )
             )
         a.provider(p)
-    for mid, text in _winmeta_texts(manifest):
-        ids.winmeta.setdefault(mid, text)
     return ids
 
 
-def _needs_auto_ids(p: Provider) -> bool:
+def _needs_auto_ids(p: Provider, ids: MessageIds) -> bool:
     items = provider_items(p)
+    listed: tuple[tuple[str, Mapping[str, wm.WinItem], Level | Task | Opcode | Keyword], ...] = (
+        *(("level", wm.LEVELS, x) for x in items.levels),
+        *(("task", wm.TASKS, x) for x in items.tasks),
+        *(("opcode", wm.OPCODES, x) for x in items.opcodes),
+        *(("keyword", wm.KEYWORDS, x) for x in items.keywords),
+    )
     return (
         p.message is not None
+        or any(
+            x.builtin and (kind, x.name) not in ids.builtins and _has_text(table, x.name)
+            for kind, table, x in listed
+        )
         or any(c.message is not None or is_winmeta_channel(c) for c in items.channels)
         or any(x.message is not None and not x.builtin for x in items.levels)
         or any(x.message is not None and not x.builtin for x in items.tasks)
@@ -259,27 +293,6 @@ def _needs_auto_ids(p: Provider) -> bool:
     )
 
 
-def _winmeta_texts(manifest: Manifest) -> list[tuple[int, str]]:
-    """(id, text) of every predefined level/task/opcode/keyword some provider uses."""
-    out: list[tuple[int, str]] = []
-    for p in manifest.providers:
-        items = provider_items(p)
-        for lv in items.levels:
-            if lv.builtin:
-                _add(out, wm.LEVELS, lv.name, make_id(0x5, 0, lv.value))
-        for t in items.tasks:
-            if t.builtin:
-                _add(out, wm.TASKS, t.name, make_id(0x7, 0, t.value))
-        for o in items.opcodes:
-            if o.builtin:
-                _add(out, wm.OPCODES, o.name, make_id(0x3, 0, o.value))
-        for k in items.keywords:
-            if k.builtin:
-                _add(out, wm.KEYWORDS, k.name, make_id(0x1, 0, keyword_value(k.mask)))
-    return out
-
-
-def _add(out: list[tuple[int, str]], table: Mapping[str, wm.WinItem], name: str, mid: int) -> None:
+def _has_text(table: Mapping[str, wm.WinItem], name: str) -> bool:
     item = table.get(name.partition(":")[2])
-    if item is not None and item.text is not None:
-        out.append((mid, item.text))
+    return item is not None and item.text is not None

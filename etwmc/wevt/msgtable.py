@@ -4,7 +4,9 @@ Layout (MESSAGE_RESOURCE_DATA): u32 block count; per block (u32 low id, u32 high
 u32 offset of its first entry from the start of the resource); then the entries of all
 blocks in id order: u16 length (header and padding included), u16 flags (1 = UTF-16),
 text.  mc writes every manifest string as UTF-16LE text + ``"\\r\\n"`` + NUL, zero-padded
-to a multiple of 4.  Ids are sorted; a block is a run of consecutive ids.
+to a multiple of 4, with each line feed of the string written as CR LF
+(:func:`etwmc.msgformat.table_text`).  Ids are sorted; a block is a run of consecutive
+ids.
 
 Only strings some item refers to get an entry (plus ``<messageTable>`` entries and the
 winmeta texts of the predefined items used).  One table per ``<resources culture>``,
@@ -17,6 +19,7 @@ import struct
 from collections.abc import Iterable, Mapping
 
 from ..model import Manifest, Resources
+from ..msgformat import table_text
 from .msgids import MessageIds, assign_message_ids
 
 MESSAGE_RESOURCE_UNICODE = 1
@@ -33,12 +36,14 @@ def _entry_text(text: str) -> bytes:
 
 
 def fits(text: str) -> bool:
-    """Whether ``text`` fits in one message table entry (u16 length, header included)."""
-    return len(_entry_text(text)) + 4 <= 0xFFFF
+    """Whether manifest string ``text`` fits in one message table entry (u16 length,
+    header included)."""
+    return len(_entry_text(table_text(text))) + 4 <= 0xFFFF
 
 
 def encode_messages(messages: Mapping[int, str]) -> bytes:
-    """A message table holding ``messages`` (id -> text)."""
+    """A message table holding ``messages`` (id -> text as stored, see
+    :func:`culture_messages`)."""
     ids = sorted(messages)
     blocks: list[list[int]] = []
     for mid in ids:
@@ -66,12 +71,12 @@ def encode_messages(messages: Mapping[int, str]) -> bytes:
 
 
 def culture_messages(manifest: Manifest, res: Resources, ids: MessageIds) -> dict[int, str]:
-    """Id -> text of every referenced string in one culture."""
+    """Id -> text of every referenced string in one culture, as the table stores it."""
     out: dict[int, str] = {}
     for sid, mid in ids.strings.items():
         s = res.strings.get(sid)
         if s is not None:
-            out.setdefault(mid, s.value)
+            out.setdefault(mid, table_text(s.value))
     for mid, text in ids.winmeta.items():
         out.setdefault(mid, text)
     return out
@@ -91,7 +96,8 @@ def build_tables(manifest: Manifest, ids: MessageIds | None = None) -> list[tupl
 
 
 def read_message_table(data: bytes) -> dict[int, str]:
-    """Decode a message table into id -> text (the trailing ``\\r\\n`` and NULs removed).
+    """Decode a message table into id -> text as stored (the trailing ``\\r\\n`` and NULs
+    removed; :func:`etwmc.msgformat.source_text` gives the manifest string).
 
     Raises :class:`MessageTableError` for anything malformed: truncation, offsets or
     lengths outside the data, blocks with low > high, overlapping ids, entries whose

@@ -7,7 +7,8 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
 
 - Message ids become string ids (``level.Name``, ``event.5.0`` ...).  Every id read is
   listed in ``Manifest.messages`` (a string with a fixed id); the texts come from the
-  message tables given, else there are no resources.
+  message tables given (a CR LF in a text reads as the line feed mc wrote it for),
+  else there are no resources.
 - Value/bit map items are ordered by their message-id counter, which mc assigns in
   manifest order before it sorts the items by value.
 - Channel types are not stored: imported winmeta channels take winmeta's type, own
@@ -24,8 +25,12 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
   stored id and the matching one is kept.
 - Not stored at all, so absent from the model: symbols (a provider's is derived from
   its name), file names, ``notLogged``, channel isolation/access/enabled, traits
-  ``includeName``, and descriptor values of an event that has no matching entry (e.g.
-  an opcode value with no OPCO entry in some Microsoft-built blobs).
+  ``includeName``.
+
+What the rebuilt model cannot give back is reported by :func:`read_wevt_with_losses`
+(:mod:`etwmc.wevt.fidelity`): descriptor values of an event that no entry gives (e.g.
+an opcode value with no OPCO entry in some Microsoft-built blobs), templates whose id
+or BinXML compiling would not reproduce.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from .. import winmeta as wm
-from ..diagnostics import Span
+from ..diagnostics import Diagnostic, Span
 from ..model import (
+    BINARY_LENGTH_FIELD,
     Channel,
     Event,
     Extent,
@@ -60,6 +66,8 @@ from ..model import (
     Traits,
     XmlNode,
 )
+from ..msgformat import source_text
+from .fidelity import event_losses, legacy_note, message_losses, template_losses
 from .reader_binxml import Element, Subst, Text, WevtError
 from .reader_raw import (
     EVTA_ATTRIBUTE,
@@ -77,7 +85,7 @@ from .reader_raw import (
     parse_blob,
 )
 
-__all__ = ["WevtError", "read_wevt", "parse_blob", "prefix_uri"]
+__all__ = ["WevtError", "read_wevt", "read_wevt_with_losses", "parse_blob", "prefix_uri"]
 
 PREFIX_URI = "urn:etwmc:prefix:"
 
@@ -114,8 +122,25 @@ def read_wevt(
     them (default ``en-US`` for the first, ``x-2``, ``x-3``... for the others).
     Raises :class:`WevtError` when the blob is malformed.
     """
+    return read_wevt_with_losses(data, messages=messages, cultures=cultures, path=path)[0]
+
+
+def read_wevt_with_losses(
+    data: bytes,
+    *,
+    messages: Sequence[Mapping[int, str]] = (),
+    cultures: Sequence[str] = (),
+    path: str = "<blob>",
+) -> tuple[Manifest, list[Diagnostic]]:
+    """:func:`read_wevt`, and diagnostics (codes ETW8xx) for what compiling the model
+    would not write back as the blob has it."""
     raw = parse_blob(data)
-    return _Builder(raw, path).build(messages, cultures)
+    builder = _Builder(raw, path)
+    manifest = builder.build(messages, cultures)
+    losses = builder.losses
+    if builder.legacy_ids and not builder.modern_ids:
+        losses.append(legacy_note(builder.span))
+    return manifest, losses
 
 
 class _Builder:
@@ -125,6 +150,8 @@ class _Builder:
         self.ids: dict[int, str] = {}  # message id -> string id
         self.used: set[str] = set()
         self.next_suffix: dict[str, int] = {}  # keeps naming linear for repeated names
+        self.losses: list[Diagnostic] = []
+        self.legacy_ids = self.modern_ids = False  # which kind of template id matched
 
     def sid(self, message_id: int, wanted: str) -> str | None:
         """The string id for a message id, named after its first user."""
@@ -149,10 +176,12 @@ class _Builder:
         for i, table in enumerate(tables):
             culture = cultures[i] if i < len(cultures) else ("en-US" if i == 0 else f"x-{i + 1}")
             strings = {
-                sid: String(id=sid, value=_strip_crlf(table[mid]), span=self.span)
+                sid: String(id=sid, value=source_text(table[mid]), span=self.span)
                 for mid, sid in sorted(self.ids.items())
                 if mid in table
             }
+            used = {mid: table[mid] for mid in self.ids if mid in table}
+            self.losses += message_losses(culture, used, self.span)
             resources.append(
                 Resources(culture=culture, strings=MappingProxyType(strings), span=self.span)
             )
@@ -196,6 +225,12 @@ class _Builder:
         maps = tuple(self.map(m.name, m.is_bitmap, m.items) for m in p.maps)
         by_map = {r.offset: m for r, m in zip(p.maps, maps, strict=True)}
         templates = tuple(self.template(t, i, by_map) for i, t in enumerate(p.templates))
+        for raw_t, t in zip(p.templates, templates, strict=True):
+            found, legacy = template_losses(raw_t, t, name, v3=self.raw.major == 3, span=span)
+            self.losses += found
+            if not found:
+                self.legacy_ids |= legacy
+                self.modern_ids |= not legacy
         by_tmpl = {r.offset: m for r, m in zip(p.templates, templates, strict=True)}
         attrs: dict[tuple[int, int], tuple[str | None, list[str]]] = {}
         for kind, version, eid, text in p.event_attributes:
@@ -205,6 +240,7 @@ class _Builder:
             elif kind == EVTA_ATTRIBUTE:
                 lst.append(text)
         events = []
+        pairs: list[tuple[RawEvent, Event]] = []
         for e in p.events:
             ev_name, ev_attrs = attrs.get((e.id, e.version), (None, []))
             events.append(
@@ -223,6 +259,8 @@ class _Builder:
                     span=span,
                 )
             )
+            pairs.append((e, events[-1]))
+        self.losses += event_losses(pairs, name, span)
         filters = tuple(
             Filter(
                 name=f.name,
@@ -418,15 +456,48 @@ class _Builder:
                 items.append(field(p))
         name = None
         user_data = None
+        binary = None
         if t.flags & 2 and t.root is not None:
             user_data = _user_data(t, tuple(items), self.raw.major == 3)
         elif t.root is not None:
             for aname, value in t.root.attrs:
                 if aname == "Name":
                     name = "".join(v.text for v in value if isinstance(v, Text))
+            binary = _binary_item(t)
         return Template(
-            tid=f"T{index}", name=name, items=tuple(items), user_data=user_data, span=self.span
+            tid=f"T{index}",
+            name=name,
+            items=tuple(items),
+            user_data=user_data,
+            binary=binary,
+            span=self.span,
         )
+
+
+def _binary_item(t: RawTemplate) -> str | None:
+    """The name of the ``<binary>`` item an EventData template ends with, if it has one.
+
+    Only the exact shape mc writes counts: the last two top-level entries are
+    ``__binLength`` (UInt32, default outType, no flags) and a Binary field (default
+    outType) whose variable length is ``__binLength``, and the last element of the
+    BinXML is ``<Binary>`` holding only the Binary field's substitution."""
+    n = t.param_count
+    if t.root is None or n < 2 or not t.root.children:
+        return None
+    last = t.root.children[-1]
+    size, data = t.properties[n - 2], t.properties[n - 1]
+    shape = (
+        isinstance(last, Element)
+        and last.name == "Binary"
+        and not last.attrs
+        and last.children == [Subst(n - 1, 14)]  # 14: win:Binary
+        and size.name == BINARY_LENGTH_FIELD
+        and (size.flags, size.in_type, size.out_type) == (0, 8, 8)
+        and (size.map_offset, size.count, size.length) == (0, 0, 0)
+        and (data.flags, data.in_type, data.out_type) == (PROP_VAR_LENGTH, 14, 15)
+        and (data.map_offset, data.count, data.length) == (0, 0, n - 2)
+    )
+    return data.name if shape else None
 
 
 # Source formatting the template id may have hashed: (tail after the last child, padding
@@ -549,8 +620,3 @@ def _c_symbol(name: str) -> str:
     """A C identifier for a provider symbol (the blob stores none)."""
     sym = "".join(c if c.isascii() and (c.isalnum() or c == "_") else "_" for c in name)
     return sym if sym and not sym[0].isdigit() else "_" + sym
-
-
-def _strip_crlf(text: str) -> str:
-    # mc appends CR LF to every message-table text.
-    return text[:-2] if text.endswith("\r\n") else text
