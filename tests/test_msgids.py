@@ -231,3 +231,70 @@ def test_clr_manifest_winmeta_ids_match_clretwrc_dll() -> None:
         ("opcode", "win:Start"): 0x30000001,
         ("opcode", "win:Stop"): 0x30000002,
     }
+
+
+def test_global_channel_events_keep_classic_ids_whatever_their_version() -> None:
+    """libsir's mc header: version-1 events 1-4 on Application have ids 0x1-0x4; the
+    version still counts on a provider's own channels."""
+    m = _manifest(
+        _provider(
+            0,
+            '<events><event value="3" version="1" channel="Application" message="$(string.a)"/>'
+            '<event value="3" version="2" channel="C" message="$(string.c)"/></events>'
+            '<channels><importChannel name="Application" chid="Application"/>'
+            '<channel name="P0/C" chid="C" type="Operational"/></channels>',
+        ),
+        ["a", "c"],
+    )
+    ids = assign_message_ids(m).strings
+    assert ids["a"] == 0x00000003
+    assert ids["c"] == 0xB0020003
+
+
+WINMETA_OVERRIDES = ["level.Informational", "task.None", "opcode.Info", "channel.Application"]
+
+
+def _overriding() -> Manifest:
+    events = (
+        '<events><event value="1" channel="Application" level="win:Informational" '
+        'task="win:None" opcode="win:Info" message="$(string.e)"/></events>'
+        '<channels><importChannel name="Application" chid="Application"/></channels>'
+    )
+    return _manifest(_provider(0, events), ["e", "level.Verbose", *WINMETA_OVERRIDES])
+
+
+def test_strings_with_winmeta_ids_give_predefined_items_their_text() -> None:
+    """A string named as winmeta names an item's text (level.Informational, ...) takes
+    that item's id, as mc's headers show (MSG_level_Informational 0x50000004L in
+    libsir's and osquery's; MSG_channel_Application 0x90000001L)."""
+    ids = assign_message_ids(_overriding())
+    expected = {
+        "level.Informational": 0x50000004,
+        "task.None": 0x70000000,
+        "opcode.Info": 0x30000000,
+        "channel.Application": 0x90000001,
+    }
+    assert {sid: ids.strings.get(sid) for sid in WINMETA_OVERRIDES} == expected
+    assert not set(expected.values()) & set(ids.winmeta)  # the manifest's text, not winmeta's
+    assert "level.Verbose" not in ids.strings  # no event uses win:Verbose
+
+
+def test_winmeta_overrides_reach_the_table_and_survive_decompiling() -> None:
+    from etwmc.rules import run_rules
+    from etwmc.wevt import binary_outputs
+    from etwmc.wevt.decompile import decompile
+    from etwmc.wevt.msgtable import read_message_table
+    from etwmc.wevt.reader import read_wevt
+
+    m = _overriding()
+    out = binary_outputs(m, "x")
+    table = read_message_table(out["x_MSG00001.bin"])
+    assert table[0x50000004] == "text of level.Informational"
+    assert table[0x90000001] == "text of channel.Application"
+    back = read_wevt(out["xTEMP.BIN"], messages=[table])
+    again = check_bytes(decompile(back).encode(), "again.man")
+    assert again.manifest is not None and again.ok
+    assert binary_outputs(again.manifest, "x") == out
+    # Only the string no item uses is reported as never referenced.
+    (unused,) = [d for d in run_rules(m) if d.code == "ETW483"]
+    assert unused.message.endswith("never referenced: level.Verbose")

@@ -139,6 +139,7 @@ class _Writer:
             namespace=p.namespace,
         )
         chids = self.channels(e, p)
+        self.winmeta_overrides(p)
         if any(not lv.builtin for lv in p.levels):
             sec = _el(e, "levels")
             for lv in p.levels:
@@ -238,6 +239,26 @@ class _Writer:
                 groupGuid=_guid(p.traits.group_guid) if p.traits.group_guid else None,
                 includeName="true" if p.traits.include_name else None,
             )
+
+    def winmeta_overrides(self, p: Provider) -> None:
+        """Keep the strings that give predefined items a text of the manifest's own (a
+        string with winmeta's id, such as level.Informational): they are referenced from
+        no element, so only their presence in the string table carries them."""
+        items: list[tuple[str | None, str | None]] = [
+            *((x.message, _winmeta_text(wm.LEVELS, x.name)) for x in p.levels if x.builtin),
+            *((x.message, _winmeta_text(wm.TASKS, x.name)) for x in p.tasks if x.builtin),
+            *((x.message, _winmeta_text(wm.OPCODES, x.name)) for x in p.opcodes if x.builtin),
+            *((x.message, _winmeta_text(wm.KEYWORDS, x.name)) for x in p.keywords if x.builtin),
+            *((c.message, c.name) for c in p.channels if c.imported and c.name in wm.CHANNELS),
+        ]
+        for sid, text in items:
+            if sid is None:
+                continue
+            for res in self.m.resources:
+                s = res.strings.get(sid)
+                if s is not None and s.value != text:
+                    self.used.setdefault(sid)
+                    break
 
     def channels(self, parent: etree._Element, p: Provider) -> dict[int, str]:
         """Write the channel list; return id(channel) -> the token events use."""
@@ -350,6 +371,11 @@ class _Writer:
             tid=tids.get(id(f.template)) if f.template else None,
             message=self.msg(f.message),
         )
+
+
+def _winmeta_text(table: Mapping[str, wm.WinItem], name: str) -> str | None:
+    item = table.get(name.partition(":")[2])
+    return item.text if item is not None else None
 
 
 def _extent(v: int | str | None) -> str | None:

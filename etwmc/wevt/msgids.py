@@ -11,7 +11,7 @@ filter                    0x5   0x80 << 16 | version << 8 | value
 task                      0x7   task value
 opcode                    0x3   (task value & 0xFF) << 16 | opcode value
 keyword                   0x1   index of the highest set bit + 1
-event                     0xB   version << 16 | event id (tag 0 on System/Application/Security)
+event                     0xB   version << 16 | event id (System/Application/Security: 0, id)
 valueMap item             0xD   running counter per provider over all value-map items
 bitMap item               0xF   running counter per provider over all bit-map items
 ========================  ====  ==============================================
@@ -30,6 +30,16 @@ message table; Microsoft's services.wevt has ``win:EventlogClassic`` at 0x120000
 its third provider).  A ``win:`` channel (imported or named directly) takes the next
 provider/channel counter value, its text is its name, and the id is shared by every
 later use of that channel.
+
+The manifest's string table can give a predefined item its own text: a string with
+the id winmeta uses for it (``level.Informational``, ``task.None``, ``opcode.Info``,
+``channel.Application``; ``keyword.<name>`` by the same pattern) takes that item's id,
+and each culture's table holds the manifest's text.  mc's headers define ``MSG_`` ids
+for exactly those strings (libsir, osquery, rusttrace and nuclune/WEC commit theirs).
+
+Events of the global Event Log channels (System, Application, Security) get classic
+Event Log ids: tag 0 and the event id alone, whatever the version (libsir's mc header:
+version-1 events 1-4 on Application have ids 0x1-0x4).
 """
 
 from __future__ import annotations
@@ -139,8 +149,9 @@ OVERFLOW_TAG = 0xE  # a tag mc's formula never produces: ids for providers 17 an
 
 
 class _Assigner:
-    def __init__(self, ids: MessageIds) -> None:
+    def __init__(self, ids: MessageIds, primary: Mapping[str, object]) -> None:
         self.ids = ids
+        self.primary = primary  # the primary culture's strings, by id
         self.owner: dict[int, str] = {}  # message id -> the string that has it
         self.overflow = 0
         self.pi = 0
@@ -185,7 +196,14 @@ class _Assigner:
             return
         mid = self.make(tag, value)
         self.ids.builtins[key] = mid
-        self.ids.winmeta.setdefault(mid, item.text)
+        self.winmeta_text(f"{kind}.{name.partition(':')[2]}", mid, item.text)
+
+    def winmeta_text(self, string_id: str, mid: int, text: str) -> None:
+        """A predefined item's text: the manifest's string of winmeta's id, else winmeta's."""
+        if string_id in self.primary and string_id not in self.ids.strings:
+            self.take(string_id, mid, self.primary[string_id])
+        else:
+            self.ids.winmeta.setdefault(mid, text)
 
     def provider(self, p: Provider) -> None:
         self.pi = p.index
@@ -201,7 +219,7 @@ class _Assigner:
             elif is_winmeta_channel(c) and c.name not in self.ids.winmeta_channels:
                 mid = self.make(0x9, counter)
                 self.ids.winmeta_channels[c.name] = mid
-                self.ids.winmeta[mid] = c.name
+                self.winmeta_text(f"channel.{c.name}", mid, c.name)
                 counter += 1
         builtin = self.builtin
         for lv in items.levels:
@@ -226,8 +244,10 @@ class _Assigner:
             else:
                 give(k.message, 0x1, keyword_value(k.mask), k)
         for e in p.events:
-            tag = 0x0 if is_global_channel(e.channel) else 0xB
-            give(e.message, tag, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF), e)
+            if is_global_channel(e.channel):
+                give(e.message, 0x0, e.value & 0xFFFF, e)
+            else:
+                give(e.message, 0xB, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF), e)
         value_n = bit_n = 1
         for m in p.maps:
             for item in m.items:
@@ -248,7 +268,7 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
     formula never produces, and warns (ETW650).
     """
     ids = MessageIds()
-    a = _Assigner(ids)
+    a = _Assigner(ids, manifest.resources[0].strings if manifest.resources else {})
     for m in manifest.messages:
         if m.message is not None and m.message not in ids.strings:
             a.take(m.message, m.value & 0xFFFFFFFF, m)

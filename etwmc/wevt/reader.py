@@ -202,7 +202,7 @@ class _Builder:
                 name=lv.name,
                 qname=_qname(lv.name),
                 value=lv.value,
-                message=self.sid(lv.message_id, f"level.{_ident(lv.name)}"),
+                message=self.sid(lv.message_id, _string_name("level", lv.name, wm.LEVELS)),
                 builtin=_builtin(lv.name, wm.LEVELS),
                 span=span,
             )
@@ -214,7 +214,7 @@ class _Builder:
                 name=k.name,
                 qname=_qname(k.name),
                 mask=k.mask,
-                message=self.sid(k.message_id, f"keyword.{_ident(k.name)}"),
+                message=self.sid(k.message_id, _string_name("keyword", k.name, wm.KEYWORDS)),
                 builtin=_builtin(k.name, wm.KEYWORDS),
                 span=span,
             )
@@ -342,7 +342,9 @@ class _Builder:
         for o in p.opcodes:
             owner = task_names.get(o.task) if o.task else None
             sid_name = (
-                f"opcode.{_ident(owner)}.{_ident(o.name)}" if owner else f"opcode.{_ident(o.name)}"
+                f"opcode.{_ident(owner)}.{_ident(o.name)}"
+                if owner
+                else _string_name("opcode", o.name, wm.OPCODES)
             )
             ops[o.offset] = Opcode(
                 name=o.name,
@@ -366,7 +368,7 @@ class _Builder:
                 name=t.name,
                 qname=_qname(t.name),
                 value=t.value,
-                message=self.sid(t.message_id, f"task.{_ident(t.name)}"),
+                message=self.sid(t.message_id, _string_name("task", t.name, wm.TASKS)),
                 event_guid=t.event_guid if t.event_guid.int else None,
                 opcodes=scoped,
                 builtin=_builtin(t.name, wm.TASKS),
@@ -609,6 +611,14 @@ def _need(table: Mapping[int, _T], offset: int, what: str, at: int) -> _T:
     if obj is None:
         raise WevtError(f"entry at 0x{at:x} points at 0x{offset:x}, which is no {what} entry")
     return obj
+
+
+def _string_name(kind: str, name: str, table: Mapping[str, wm.WinItem]) -> str:
+    """The string id a decompiled item's message gets: winmeta's own id for a predefined
+    item (``level.Informational``), which is how a manifest overrides its text."""
+    if _builtin(name, table):
+        return f"{kind}.{name[4:]}"
+    return f"{kind}.{_ident(name)}"
 
 
 def _ident(name: str | None) -> str:
