@@ -16,7 +16,7 @@ The rules are ETW's:
   ``ignore_keyword_0`` (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: events of keyword 0 are
   not delivered to that session).
 * The provider's callback receives the values combined over its sessions: the most
-  verbose level (the maximum), the OR of
+  verbose level (the maximum, or 0 when a session enables every level), the OR of
   MatchAnyKeyword and the AND of MatchAllKeyword.  When a session disables or stops,
   the provider gets ENABLE_PROVIDER again with the remaining sessions' combination, or
   DISABLE_PROVIDER when none remain.  Enabling a provider that is not registered yet
@@ -51,6 +51,7 @@ from ..state import (
     DISABLE_PROVIDER,
     ENABLE_PROVIDER,
     EnableState,
+    combine_levels,
     event_enabled,
 )
 from .base import (
@@ -102,7 +103,7 @@ def combine(enablements: list[Enablement]) -> EnableState:
     """The state ETW reports to a provider enabled by these sessions."""
     if not enablements:
         return EnableState(0, 0, 0, 0)
-    level = max(e.level for e in enablements)
+    level = combine_levels(e.level for e in enablements)
     match_any = 0
     match_all = ALL_KEYWORDS
     for e in enablements:

@@ -8,7 +8,10 @@ Rules this module keeps (each one prevents a crash or a silent corruption):
 * The callback may fire inside EventRegister (a session is already listening), so the
   registration object, its handle storage and the provider's state exist first.
 * The callback runs on a thread ETW owns; it forwards to the provider and swallows any
-  exception, because ctypes would print it.
+  exception, because ctypes would print it.  It forwards exactly what ETW reports:
+  level 0 included, which the enable rule reads as "every level".  Event-id and payload
+  filters, provider groups and disallow lists are applied by ETW itself, so nothing
+  here filters events.
 * No argtypes on the hot functions (argtypes conversion costs about 200 ns per call):
   64-bit values go as pre-made ``c_uint64`` objects, pointers as ``bytes`` objects
   (passed as pointers to their buffers) or ``None``.  A raw Python int would be passed
