@@ -9,7 +9,8 @@ Standard library only: an application that imports a generated provider module n
 * :mod:`~etwmc.runtime.activity`: activity ids that follow threads and asyncio tasks;
 * :mod:`~etwmc.runtime.backends`: ``windows`` (ETW), ``inproc`` (in-process sessions),
   ``null``; chosen by argument, ``ETWMC_BACKEND`` or platform;
-* :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format.
+* :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format;
+* :func:`decode_payload`: a payload's fields, by the template's layout.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .activity import (
     start_activity,
 )
 from .backends import BACKEND_ENV, Backend, BackendError, get_backend
+from .decoding import PayloadDecodeError, decode_payload
 from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
 from .eventfile import EventFileError, EventRecord, read_events, write_events
 from .provider import ProviderRuntime, unregister_all
@@ -53,12 +55,14 @@ __all__ = [
     "EventDescriptor",
     "EventFileError",
     "EventRecord",
+    "PayloadDecodeError",
     "ProviderRuntime",
     "activity",
     "activity_uuid",
     "build_traits",
     "compute_flags",
     "current_activity_id",
+    "decode_payload",
     "event_enabled",
     "flags_mask",
     "get_backend",
