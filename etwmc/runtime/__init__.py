@@ -10,6 +10,7 @@ Standard library only: an application that imports a generated provider module n
 * :mod:`~etwmc.runtime.backends`: ``windows`` (ETW), ``inproc`` (in-process sessions),
   ``null``; chosen by argument, ``ETWMC_BACKEND`` or platform;
 * :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format;
+* :class:`EventIdFilter` / :class:`PayloadFilter`: what an in-process session filters;
 * :func:`decode_payload`: a payload's fields, by the template's layout.
 """
 
@@ -26,9 +27,11 @@ from .activity import (
     start_activity,
 )
 from .backends import BACKEND_ENV, Backend, BackendError, get_backend
+from .backends.session import SessionLimitError
 from .decoding import PayloadDecodeError, decode_payload
 from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
 from .eventfile import EventFileError, EventRecord, read_events, write_events
+from .filters import EventIdFilter, PayloadFilter
 from .provider import ProviderRuntime, unregister_all
 from .state import (
     CAPTURE_STATE,
@@ -54,9 +57,12 @@ __all__ = [
     "EnableState",
     "EventDescriptor",
     "EventFileError",
+    "EventIdFilter",
     "EventRecord",
     "PayloadDecodeError",
+    "PayloadFilter",
     "ProviderRuntime",
+    "SessionLimitError",
     "activity",
     "activity_uuid",
     "build_traits",
