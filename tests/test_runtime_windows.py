@@ -202,3 +202,26 @@ def test_level_zero_from_etw_enables_every_level() -> None:
     assert flags[-1] == (True, True, True, False)  # every level; keywords still filter
     dll.fire(0, 0, 0, 0)
     assert flags[-1] == (False, False, False, False)
+
+
+def test_traits_are_set_once_per_registration() -> None:
+    dll = FakeDll()
+    backend = WindowsBackend(dll)
+    first, second = build_traits("First"), build_traits("Second")
+    provider = ProviderRuntime(GUID, "First", traits=first).register(backend)
+    assert backend.set_traits(provider._handle, second) == 87  # as EventSetInformation
+    assert [c[3] for c in dll.calls if c[0] == "EventSetInformation"] == [first]
+    provider.write(pack_descriptor(1), b"x")
+    assert dll.writes[-1]["pieces"] == [(2, first), (0, b"x")]  # the first traits travel
+
+
+def test_refused_traits_are_not_sent_with_events() -> None:
+    class Refusing(FakeDll):
+        def EventSetInformation(self, handle, info_class, blob, length):  # type: ignore[no-untyped-def]  # noqa: N802
+            super().EventSetInformation(handle, info_class, blob, length)
+            return 87
+
+    dll = Refusing()
+    provider = ProviderRuntime(GUID, "P", traits=build_traits("P")).register(WindowsBackend(dll))
+    provider.write(pack_descriptor(1), b"x")
+    assert dll.writes[-1]["pieces"] == [(0, b"x")]

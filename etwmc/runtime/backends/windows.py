@@ -188,22 +188,30 @@ class WindowsBackend:
         return reg
 
     def set_traits(self, handle: object, blob: bytes) -> int:
+        """EventSetInformation(EventProviderSetTraits); once per registration.
+
+        ETW refuses a second call (the traits stay those of the first), so a second
+        call returns ERROR_INVALID_PARAMETER without reaching ETW, and the events keep
+        carrying the traits ETW holds.
+        """
         reg = _registration(handle)
-        if reg is None:
+        if reg is None or reg.traits:
             return ERROR_INVALID_PARAMETER
         blob = bytes(blob)
-        # Kept on the registration: ETW reads the traits from this buffer on each write.
+        if self._set_information is not None:
+            status: int = self._set_information(
+                reg.handle, EVENT_PROVIDER_SET_TRAITS, blob, ctypes.c_ulong(len(blob))
+            )
+            if status != ERROR_SUCCESS:
+                return status
+        # Kept on the registration: ETW reads the traits from this buffer on each write
+        # (before Windows 8, without EventSetInformation, that is all there is).
         reg.traits = blob
         reg.traits_edd = _EDD.pack(
             address_of(blob), len(blob), EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA
         )
         reg.traits_count = 1
-        if self._set_information is None:
-            return ERROR_SUCCESS  # pre-Windows 8: the traits still travel with each event
-        status: int = self._set_information(
-            reg.handle, EVENT_PROVIDER_SET_TRAITS, blob, ctypes.c_ulong(len(blob))
-        )
-        return status
+        return ERROR_SUCCESS
 
     def write(
         self,
