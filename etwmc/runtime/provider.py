@@ -253,9 +253,12 @@ def _track(provider: ProviderRuntime) -> None:
         _atexit_installed = True
 
 
-def unregister_all() -> None:
-    """Unregister every provider of the process (runs at interpreter exit)."""
+def unregister_all(backend: Backend | None = None) -> None:
+    """Unregister every provider of the process (runs at interpreter exit), or only those
+    registered with ``backend``."""
     for provider in sorted(_live, key=lambda p: (p.name, str(p.guid))):
+        if backend is not None and provider.backend is not backend:
+            continue
         try:
             provider.unregister()
         except Exception:  # at exit, keep going: every provider gets its turn
