@@ -11,10 +11,13 @@ Standard library only: an application that imports a generated provider module n
   ``null``; chosen by argument, ``ETWMC_BACKEND`` or platform;
 * :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format;
 * :class:`EventIdFilter` / :class:`PayloadFilter`: what an in-process session filters;
-* :func:`decode_payload`: a payload's fields, by the template's layout.
+* :func:`decode_payload`: a payload's fields, by the template's layout;
+* :class:`EtwLoggingHandler`: Python log records as ETW events of a provider etwmc ships.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .activity import (
     Activity,
@@ -45,6 +48,9 @@ from .state import (
 )
 from .traits import build_traits, parse_traits
 
+if TYPE_CHECKING:
+    from .loghandler import EtwLoggingHandler
+
 __all__ = [
     "BACKEND_ENV",
     "CAPTURE_STATE",
@@ -55,6 +61,7 @@ __all__ = [
     "Backend",
     "BackendError",
     "EnableState",
+    "EtwLoggingHandler",
     "EventDescriptor",
     "EventFileError",
     "EventIdFilter",
@@ -83,3 +90,14 @@ __all__ = [
     "unregister_all",
     "write_events",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # EtwLoggingHandler loads on first use: its module imports the provider module etwmc
+    # ships, which imports this package, so importing it here would run that module
+    # against a half-initialised package; and most users never log through ETW.
+    if name == "EtwLoggingHandler":
+        from .loghandler import EtwLoggingHandler
+
+        return EtwLoggingHandler
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
