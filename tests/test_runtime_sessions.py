@@ -223,3 +223,14 @@ def test_concurrent_writers_lose_nothing(backend: InProcBackend, provider: Provi
     assert ring.delivered == store.delivered == capped.delivered == 16_000
     assert len(store.events()) == 16_000
     assert {r.thread_id for r in store.events()} == native  # each thread's own id
+
+
+def test_consumer_replaced_while_enabled(backend: InProcBackend, provider: ProviderRuntime) -> None:
+    s = backend.session(buffer=10).enable(GUID)
+    write(provider, 1)  # the write path now knows the session has no consumer
+    seen: list[int] = []
+    s.consumer = lambda r: seen.append(r.id)
+    write(provider, 2)
+    s.consumer = None
+    write(provider, 3)
+    assert seen == [2] and ids(s) == [1, 2, 3]

@@ -48,9 +48,10 @@ import operator as op
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar
 
 from ..winmeta import INTEGER_CODES, SCALAR_FORMATS
+from .decoding import PayloadDecodeError, decode_payload
 from .payload import Field
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "EventIdFilter",
     "PayloadFilter",
     "compile_payload_filter",
+    "passing",
 ]
 
 MAX_EVENT_IDS: Final = 64  # MAX_EVENT_FILTER_EVENT_ID_COUNT
@@ -83,6 +85,7 @@ _COMPARE: Final[dict[str, Callable[[int, int], bool]]] = {
     "GE": op.ge,
 }
 
+T = TypeVar("T")
 Predicate = tuple[str, str, object]
 Check = Callable[[Mapping[str, object]], bool]
 
@@ -307,3 +310,25 @@ def _guid_check(name: str, wanted: bool, guid: uuid.UUID) -> Check:
         return isinstance(v, uuid.UUID) and (v == guid) is wanted
 
     return compared
+
+
+def passing(
+    checked: Sequence[tuple[T, Sequence[CompiledPayloadFilter]]], payload: bytes
+) -> tuple[T, ...]:
+    """The owners (sessions) any one of whose payload filters passes ``payload``; each
+    layout decodes the payload once, and a payload that does not decode passes none."""
+    decoded: dict[int, Mapping[str, object] | None] = {}
+    passed: list[T] = []
+    for owner, filters in checked:
+        for f in filters:
+            key = id(f.layout)
+            if key not in decoded:
+                try:
+                    decoded[key] = decode_payload(f.layout, payload)
+                except PayloadDecodeError:
+                    decoded[key] = None
+            values = decoded[key]
+            if values is not None and f.check(values):
+                passed.append(owner)
+                break
+    return tuple(passed)

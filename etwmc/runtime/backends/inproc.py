@@ -54,10 +54,9 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 
-from ..decoding import PayloadDecodeError, decode_payload
 from ..descriptor import DESCRIPTOR_SIZE, EventDescriptor, unpack_descriptor
 from ..eventfile import MAX_USER_DATA, EventRecord
-from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter
+from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter, passing
 from ..payload import Field
 from ..state import (
     CAPTURE_STATE,
@@ -288,14 +287,10 @@ class InProcBackend:
             return self._deliver(route.plain, raw)
         sessions = route.plain
         if route.checked:
-            sessions = sessions + _payload_passes(route.checked, payload)
+            sessions = sessions + passing(route.checked, payload)
             if not sessions:
                 return ERROR_SUCCESS
-        try:
-            tid = _this_thread.id
-        except AttributeError:
-            tid = _this_thread.id = _native_id()
-        raw = (handle.guid, descriptor, self._now(), _pid, tid, activity, related, payload)
+        raw = (handle.guid, descriptor, self._now(), _pid, _thread_id(), activity, related, payload)
         return self._deliver(sessions, raw)
 
     # -- controller side ----------------------------------------------------------------------
@@ -466,6 +461,17 @@ class InProcBackend:
             calls = self._refresh(regs, None)
         _fire(calls)
 
+    def _replace_consumer(
+        self, session: Session, consumer: Callable[[EventRecord], None] | None
+    ) -> None:
+        with self._lock:
+            session._consumer = consumer
+            # Cached routes know whether their sessions have a consumer: forget them.
+            for regs in self._registrations.values():
+                for reg in regs:
+                    if any(s is session for s, _ in reg.targets):
+                        reg.routes = {}
+
     def _record(self, raw: RawEvent) -> EventRecord:
         descriptor = raw[1]
         d = self._descriptors.get(descriptor)
@@ -565,26 +571,12 @@ class InProcBackend:
         return status
 
 
-def _payload_passes(
-    checked: tuple[tuple[Session, tuple[CompiledPayloadFilter, ...]], ...], payload: bytes
-) -> tuple[Session, ...]:
-    """The sessions whose payload filters (any one of them, per session) pass ``payload``;
-    each layout decodes the payload once, and a payload that does not decode passes none."""
-    decoded: dict[int, Mapping[str, object] | None] = {}
-    passed: list[Session] = []
-    for session, filters in checked:
-        for f in filters:
-            key = id(f.layout)
-            if key not in decoded:
-                try:
-                    decoded[key] = decode_payload(f.layout, payload)
-                except PayloadDecodeError:
-                    decoded[key] = None
-            values = decoded[key]
-            if values is not None and f.check(values):
-                passed.append(session)
-                break
-    return tuple(passed)
+def _thread_id() -> int:
+    try:
+        return int(_this_thread.id)
+    except AttributeError:
+        _this_thread.id = _native_id()
+        return int(_this_thread.id)
 
 
 def _fire(calls: list[tuple[_Registration, int, EnableState]]) -> None:

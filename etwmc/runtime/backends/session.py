@@ -235,8 +235,12 @@ class Session:
 
     @property
     def consumer(self) -> Callable[[EventRecord], None] | None:
-        """The real-time consumer, fixed when the session starts."""
+        """The real-time consumer (``None``: none); may be replaced while enabled."""
         return self._consumer
+
+    @consumer.setter
+    def consumer(self, value: Callable[[EventRecord], None] | None) -> None:
+        self.backend._replace_consumer(self, value)
 
     @property
     def full(self) -> bool:
