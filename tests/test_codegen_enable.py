@@ -79,16 +79,18 @@ def test_level_and_keyword_rules(mod: ModuleType, backend: InProcBackend) -> Non
             "InfoAB": True,
             "InfoNoKw2": True,
         }
-        # etw-semantics: level_ok = event level == 0 or event level <= session level, so
-        # a session of level 0 gets only LogAlways events (whatever their keyword allows).
+        # etw-semantics: level_ok = event level == 0 or session level == 0 or event level <=
+        # session level, so a session of level 0 gets every level (whatever its keywords allow).
         s.enable(GUID, level=0, match_any=0x2)
         assert enabled(mod) == {
-            "InfoNoKw": False,
-            "VerboseA": False,
+            "InfoNoKw": True,
+            "VerboseA": False,  # level 0 lets level 5 through, but A is not in MatchAny
             "AlwaysB": True,
-            "InfoAB": False,
-            "InfoNoKw2": False,
+            "InfoAB": True,
+            "InfoNoKw2": True,
         }
+        s.enable(GUID, level=0, match_any=0x1)
+        assert enabled(mod)["VerboseA"] and not enabled(mod)["AlwaysB"]
         s.enable(GUID, level=5, match_any=0)  # MatchAnyKeyword 0 is not "all keywords"
         assert enabled(mod) == {
             "InfoNoKw": True,

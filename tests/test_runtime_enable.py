@@ -13,6 +13,7 @@ from etwmc.runtime import (
     event_enabled,
     flags_mask,
 )
+from etwmc.runtime.state import combine_levels
 
 ALL = 0xFFFF_FFFF_FFFF_FFFF
 on = EnableState
@@ -28,9 +29,13 @@ on = EnableState
         # event level 0 (LogAlways) always passes the level test
         (0, 0, on(1, 1, 0, 0), True),
         # session level 0 enables every level (mc: "|| Level == 0")
-        (5, 0, on(1, 0, 0, 0), False),
-        (200, 0, on(1, 0, 0, 0), False),
+        (5, 0, on(1, 0, 0, 0), True),
+        (200, 0, on(1, 0, 0, 0), True),
+        (1, 0, on(1, 0, 0, 0), True),
         (0, 0, on(1, 0, 0, 0), True),
+        # ... but not every keyword: the keyword test still applies at level 0
+        (5, 0x2, on(1, 0, 0x1, 0), False),
+        (5, 0x1, on(1, 0, 0x1, 0), True),
         # keyword 0 bypasses keyword filtering, even with MatchAny 0 and MatchAll set
         (4, 0, on(1, 5, 0, 0xF0), True),
         # MatchAnyKeyword 0 is not "all keywords"
@@ -57,7 +62,7 @@ def _reference(level: int, keyword: int, state: EnableState) -> bool:
     # The documented formula, written out independently.
     if state.is_enabled == 0:
         return False
-    level_ok = level == 0 or level <= state.level
+    level_ok = level == 0 or state.level == 0 or level <= state.level
     keyword_ok = keyword == 0 or (
         (keyword & state.match_any) != 0 and (keyword & state.match_all) == state.match_all
     )
@@ -84,3 +89,22 @@ def test_compute_flags_one_per_pair_in_order() -> None:
 def test_compute_flags_disabled_all_false() -> None:
     assert compute_flags([(0, 0), (1, 1)], DISABLED) == (False, False)
     assert compute_flags([], EnableState(1, 5, ALL, 0)) == ()
+
+
+def test_compute_flags_session_level_zero_enables_every_level() -> None:
+    pairs = [(0, 0), (1, 0), (5, 0), (200, 0), (5, 0x4)]
+    assert compute_flags(pairs, EnableState(1, 0, 0x1, 0)) == (True, True, True, True, False)
+
+
+@pytest.mark.parametrize(
+    ("levels", "expected"),
+    [
+        ([4], 4),
+        ([2, 5, 3], 5),
+        ([0], 0),
+        ([3, 0], 0),  # level 0 is the most verbose: every level
+        ([0, 255], 0),
+    ],
+)
+def test_combined_level_counts_zero_as_most_verbose(levels: list[int], expected: int) -> None:
+    assert combine_levels(levels) == expected

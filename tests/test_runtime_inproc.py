@@ -75,16 +75,31 @@ def test_two_sessions_combined_then_one_leaves(backend: InProcBackend) -> None:
     assert ids(a.events()) == [10, 12]
 
 
-def test_session_level_zero_admits_only_level_zero(backend: InProcBackend) -> None:
+def test_session_level_zero_receives_every_level(backend: InProcBackend) -> None:
     provider, seen = make_provider(backend)
     a = backend.session("a").enable(GUID, level=0)
-    b = backend.session("b").enable(GUID, level=3)
-    assert seen[-1].level == 3  # the combination is the most verbose level
+    assert seen[-1].level == 0
     provider.write(pack_descriptor(1, level=200), b"")
     provider.write(pack_descriptor(2, level=0), b"")
-    provider.write(pack_descriptor(3, level=3), b"")
-    assert ids(a.events()) == [2]
-    assert ids(b.events()) == [2, 3]
+    provider.write(pack_descriptor(3, level=5), b"")
+    assert ids(a.events()) == [1, 2, 3]
+
+
+def test_level_zero_combined_is_the_most_verbose(backend: InProcBackend) -> None:
+    provider, seen = make_provider(backend)
+    a = backend.session("a").enable(GUID, level=0, match_any=0x1)
+    b = backend.session("b").enable(GUID, level=3, match_any=0x2)
+    # the combination is the most verbose level, and 0 is more verbose than 3
+    assert seen[-1] == EnableState(1, 0, 0x3, 0)
+    assert provider.enabled(5, 0x2)  # the combined state lets level 5 through ...
+    provider.write(pack_descriptor(1, level=5, keyword=0x1), b"")
+    provider.write(pack_descriptor(2, level=5, keyword=0x2), b"")  # ... b still filters it
+    provider.write(pack_descriptor(3, level=3, keyword=0x2), b"")
+    provider.write(pack_descriptor(4, level=0, keyword=0), b"")
+    assert ids(a.events()) == [1, 4]
+    assert ids(b.events()) == [3, 4]
+    a.stop()
+    assert seen[-1] == EnableState(1, 3, 0x2, 0)  # without a, level 3 again
 
 
 def test_ignore_keyword_0(backend: InProcBackend) -> None:
@@ -243,11 +258,10 @@ def test_enable_argument_checks(backend: InProcBackend) -> None:
 def _wants(level: int, keyword: int, s: tuple[int, int, int, bool]) -> bool:
     # ETW's per-session rule written out independently of the implementation.
     s_level, s_any, s_all, ignore0 = s
+    level_ok = level == 0 or s_level == 0 or level <= s_level
     if keyword == 0:
-        return not ignore0 and (level == 0 or level <= s_level)
-    return (
-        (level == 0 or level <= s_level) and (keyword & s_any) != 0 and (keyword & s_all) == s_all
-    )
+        return not ignore0 and level_ok
+    return level_ok and (keyword & s_any) != 0 and (keyword & s_all) == s_all
 
 
 small_kw = st.integers(0, 0xF)
@@ -279,7 +293,8 @@ def test_sessions_receive_exactly_what_they_asked_for(
     ]
     if remaining:
         levels = [spec[0] for _, spec in remaining]
-        expected_level = max(levels)
+        # the most verbose level; a session at level 0 receives every level
+        expected_level = 0 if 0 in levels else max(levels)
         expected_any = 0
         expected_all = ALL
         for _, spec in remaining:

@@ -45,6 +45,16 @@ SCRIPT = textwrap.dedent(
     assert [r.id for r in session.events()] == [1]
     p.unregister()
 
+    import logging
+    import etwmc.testing
+    handler = rt.EtwLoggingHandler(backend=backend)
+    session.enable(handler.provider_guid, level=4)
+    log = logging.Logger("iso")
+    log.addHandler(handler)
+    log.info("via logging")
+    etwmc.testing.assert_event(session, 4, Message="via logging")
+    handler.close()
+
     leaked = sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED)
     assert not leaked, leaked
     print("ok")

@@ -13,7 +13,13 @@ import uuid
 
 import pytest
 
-from etwmc.runtime import EnableState, ProviderRuntime, build_traits, pack_descriptor
+from etwmc.runtime import (
+    EnableState,
+    ProviderRuntime,
+    build_traits,
+    compute_flags,
+    pack_descriptor,
+)
 from etwmc.runtime.backends.base import BackendError
 from etwmc.runtime.backends.windows import WindowsBackend
 
@@ -180,3 +186,42 @@ def test_activity_id_control() -> None:
     assert dll.calls[-1] == ("EventActivityIdControl", 3, bytes(16))
     assert backend.thread_activity_id() == bytes(range(16))
     assert dll.calls[-1][1] == 1
+
+
+def test_level_zero_from_etw_enables_every_level() -> None:
+    # ETW reports level 0 when a session asked for every level (the default of several
+    # controllers): the provider's flags must then let every level through.
+    dll = FakeDll()
+    flags: list[tuple[bool, ...]] = []
+    pairs = [(1, 0), (5, 0), (200, 0x1), (4, 0x2)]
+    provider = ProviderRuntime(
+        GUID, "P", on_enable=lambda state: flags.append(compute_flags(pairs, state))
+    ).register(WindowsBackend(dll))
+    dll.fire(1, 0, 0x1, 0)
+    assert provider.state == EnableState(1, 0, 0x1, 0)
+    assert flags[-1] == (True, True, True, False)  # every level; keywords still filter
+    dll.fire(0, 0, 0, 0)
+    assert flags[-1] == (False, False, False, False)
+
+
+def test_traits_are_set_once_per_registration() -> None:
+    dll = FakeDll()
+    backend = WindowsBackend(dll)
+    first, second = build_traits("First"), build_traits("Second")
+    provider = ProviderRuntime(GUID, "First", traits=first).register(backend)
+    assert backend.set_traits(provider._handle, second) == 87  # as EventSetInformation
+    assert [c[3] for c in dll.calls if c[0] == "EventSetInformation"] == [first]
+    provider.write(pack_descriptor(1), b"x")
+    assert dll.writes[-1]["pieces"] == [(2, first), (0, b"x")]  # the first traits travel
+
+
+def test_refused_traits_are_not_sent_with_events() -> None:
+    class Refusing(FakeDll):
+        def EventSetInformation(self, handle, info_class, blob, length):  # type: ignore[no-untyped-def]  # noqa: N802
+            super().EventSetInformation(handle, info_class, blob, length)
+            return 87
+
+    dll = Refusing()
+    provider = ProviderRuntime(GUID, "P", traits=build_traits("P")).register(WindowsBackend(dll))
+    provider.write(pack_descriptor(1), b"x")
+    assert dll.writes[-1]["pieces"] == [(0, b"x")]

@@ -9,10 +9,15 @@ Standard library only: an application that imports a generated provider module n
 * :mod:`~etwmc.runtime.activity`: activity ids that follow threads and asyncio tasks;
 * :mod:`~etwmc.runtime.backends`: ``windows`` (ETW), ``inproc`` (in-process sessions),
   ``null``; chosen by argument, ``ETWMC_BACKEND`` or platform;
-* :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format.
+* :mod:`~etwmc.runtime.eventfile`: :class:`EventRecord` and the event file format;
+* :class:`EventIdFilter` / :class:`PayloadFilter`: what an in-process session filters;
+* :func:`decode_payload`: a payload's fields, by the template's layout;
+* :class:`EtwLoggingHandler`: Python log records as ETW events of a provider etwmc ships.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .activity import (
     Activity,
@@ -25,8 +30,11 @@ from .activity import (
     start_activity,
 )
 from .backends import BACKEND_ENV, Backend, BackendError, get_backend
+from .backends.session import SessionLimitError
+from .decoding import PayloadDecodeError, decode_payload
 from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
 from .eventfile import EventFileError, EventRecord, read_events, write_events
+from .filters import EventIdFilter, PayloadFilter
 from .provider import ProviderRuntime, unregister_all
 from .state import (
     CAPTURE_STATE,
@@ -40,6 +48,9 @@ from .state import (
 )
 from .traits import build_traits, parse_traits
 
+if TYPE_CHECKING:
+    from .loghandler import EtwLoggingHandler
+
 __all__ = [
     "BACKEND_ENV",
     "CAPTURE_STATE",
@@ -50,15 +61,21 @@ __all__ = [
     "Backend",
     "BackendError",
     "EnableState",
+    "EtwLoggingHandler",
     "EventDescriptor",
     "EventFileError",
+    "EventIdFilter",
     "EventRecord",
+    "PayloadDecodeError",
+    "PayloadFilter",
     "ProviderRuntime",
+    "SessionLimitError",
     "activity",
     "activity_uuid",
     "build_traits",
     "compute_flags",
     "current_activity_id",
+    "decode_payload",
     "event_enabled",
     "flags_mask",
     "get_backend",
@@ -73,3 +90,14 @@ __all__ = [
     "unregister_all",
     "write_events",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # EtwLoggingHandler loads on first use: its module imports the provider module etwmc
+    # ships, which imports this package, so importing it here would run that module
+    # against a half-initialised package; and most users never log through ETW.
+    if name == "EtwLoggingHandler":
+        from .loghandler import EtwLoggingHandler
+
+        return EtwLoggingHandler
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

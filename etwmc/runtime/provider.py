@@ -13,7 +13,10 @@ asks.  The runtime
   unknown control codes are ignored.  Hook exceptions never reach the caller of ETW:
   the latest one is kept in :attr:`~ProviderRuntime.hook_error`;
 * writes events with :meth:`~ProviderRuntime.write`: one backend call, no ctypes
-  objects made per call.
+  objects made per call;
+* hands its events' payload layouts (``layouts``, if given) to a backend that evaluates
+  payload filters itself (the in-process one); on Windows ETW reads them from the
+  installed manifest instead.
 
 The enable callback can fire inside ``register`` (a session was already listening), so
 all state exists before the backend is called.
@@ -25,12 +28,13 @@ import atexit
 import threading
 import uuid
 import weakref
-from collections.abc import Callable
-from types import TracebackType
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType, TracebackType
 
 from .activity import _current as _current_activity
 from .backends import Backend, get_backend
 from .backends.base import ERROR_SUCCESS
+from .payload import Field
 from .state import (
     CAPTURE_STATE,
     DISABLE_PROVIDER,
@@ -61,14 +65,17 @@ class ProviderRuntime:
     """A provider's registration, enable state and write path.
 
     ``guid`` is the provider GUID; ``traits`` the provider-traits blob (see
-    :func:`etwmc.runtime.traits.build_traits`) or empty.  ``on_enable`` and
-    ``on_capture_state`` may also be assigned later (before :meth:`register`).
+    :func:`etwmc.runtime.traits.build_traits`) or empty; ``layouts`` the payload layout
+    of each event, ``{(event id, version): fields}``, for backends that decode payloads.
+    ``on_enable`` and ``on_capture_state`` may also be assigned later (before
+    :meth:`register`).
     """
 
     __slots__ = (
         "guid",
         "name",
         "traits",
+        "layouts",
         "on_enable",
         "on_capture_state",
         "state",
@@ -88,10 +95,14 @@ class ProviderRuntime:
         *,
         on_enable: EnableHook | None = None,
         on_capture_state: EnableHook | None = None,
+        layouts: Mapping[tuple[int, int], Sequence[Field]] | None = None,
     ) -> None:
         self.guid = guid if isinstance(guid, uuid.UUID) else uuid.UUID(guid)
         self.name = name
         self.traits = bytes(traits)
+        self.layouts: Mapping[tuple[int, int], Sequence[Field]] = MappingProxyType(
+            dict(layouts or {})
+        )
         self.on_enable = on_enable
         self.on_capture_state = on_capture_state
         self.state: EnableState = DISABLED
@@ -127,6 +138,11 @@ class ProviderRuntime:
                 else (get_backend(backend))
             )
             self.state = DISABLED
+            # Only a backend that filters payloads itself takes layouts (duck-typed: the
+            # backend protocol does not require it).
+            install = getattr(chosen, "install_layouts", None)
+            if self.layouts and install is not None:
+                install(self.guid, self.layouts)
             handle = chosen.register(self.guid, self._control)
             self._handle = handle
             self._backend = chosen
@@ -237,9 +253,12 @@ def _track(provider: ProviderRuntime) -> None:
         _atexit_installed = True
 
 
-def unregister_all() -> None:
-    """Unregister every provider of the process (runs at interpreter exit)."""
+def unregister_all(backend: Backend | None = None) -> None:
+    """Unregister every provider of the process (runs at interpreter exit), or only those
+    registered with ``backend``."""
     for provider in sorted(_live, key=lambda p: (p.name, str(p.guid))):
+        if backend is not None and provider.backend is not backend:
+            continue
         try:
             provider.unregister()
         except Exception:  # at exit, keep going: every provider gets its turn

@@ -8,20 +8,21 @@ combined state is a superset: "could any session want this event?".
 The rule is the contract of ETW's documentation (etwmc's docs/runtime.md restates it),
 applied per session by the in-process backend and to the combined state here::
 
-    level_ok   = level == 0 or level <= L
+    level_ok   = level == 0 or L == 0 or level <= L
     keyword_ok = keyword == 0 or ((keyword & any) != 0 and (keyword & all) == all)
 
-An event of level 0 (LogAlways) therefore always passes the level test, and a session
-enabled at level 0 receives only level-0 events.  (mc's generated C headers also treat a
-session level of 0 as "every level"; etwmc keeps to the documented formula, so that a
-session's level means the same thing everywhere.)  A keyword of 0 always passes the keyword test; a
-MatchAnyKeyword of 0 is *not* "all keywords" (that is .NET EventSource's convention, not
-ETW's).  A disabled provider enables nothing.
+An event of level 0 (LogAlways) always passes the level test, and a session enabled at
+level 0 receives every level, as mc's generated ``McGenLevelKeywordEnabled`` has it
+("if the event Level is 0 or the channel is enabled at level 0, all levels are
+enabled").  When sessions combine, level 0 therefore counts as the most verbose level.
+A keyword of 0 always passes the keyword test; a MatchAnyKeyword of 0 is *not* "all
+keywords" (that is .NET EventSource's convention, not ETW's).  A disabled provider
+enables nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 # Control codes ETW passes as the callback's IsEnabled argument.
@@ -53,11 +54,22 @@ def event_enabled(level: int, keyword: int, state: EnableState) -> bool:
     """Whether an event with this level and keyword passes ``state`` (mc's rule, above)."""
     if not state.is_enabled:
         return False
-    if level != 0 and level > state.level:
+    if level > state.level and level != 0 and state.level != 0:
         return False
     if keyword == 0:
         return True
     return bool(keyword & state.match_any) and (keyword & state.match_all) == state.match_all
+
+
+def combine_levels(levels: Iterable[int]) -> int:
+    """The level a provider's callback is told for sessions enabled at ``levels``: the
+    most verbose one, where 0 (every level) is more verbose than any other."""
+    combined = 0
+    for level in levels:
+        if level == 0:
+            return 0
+        combined = max(combined, level)
+    return combined
 
 
 def compute_flags(pairs: Sequence[tuple[int, int]], state: EnableState) -> tuple[bool, ...]:

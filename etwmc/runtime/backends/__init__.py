@@ -15,9 +15,11 @@ singletons, so every provider of the process shares one set of in-process sessio
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
+from collections.abc import Iterator
 
 from .base import Backend, BackendError, EnableCallback
 from .null import NULL_BACKEND, NullBackend
@@ -30,6 +32,7 @@ __all__ = [
     "EnableCallback",
     "NullBackend",
     "get_backend",
+    "replaced_backend",
 ]
 
 BACKEND_ENV = "ETWMC_BACKEND"
@@ -77,3 +80,23 @@ def _create(name: str) -> Backend:
     from .windows import WindowsBackend
 
     return WindowsBackend()
+
+
+@contextlib.contextmanager
+def replaced_backend(name: str, backend: Backend) -> Iterator[Backend]:
+    """Within the block, ``get_backend(name)`` returns ``backend`` (for test harnesses:
+    each test gets its own in-process backend); the previous one is restored after."""
+    chosen = name.strip().lower()
+    if chosen not in BACKEND_NAMES or chosen == "null":
+        raise ValueError(f"cannot replace the {name!r} backend")
+    with _lock:
+        previous = _singletons.get(chosen)
+        _singletons[chosen] = backend
+    try:
+        yield backend
+    finally:
+        with _lock:
+            if previous is None:
+                _singletons.pop(chosen, None)
+            else:
+                _singletons[chosen] = previous

@@ -4,9 +4,9 @@ A backend registers providers, delivers their enable callbacks and writes their 
 Handles are opaque: whatever ``register`` returns is handed back to the other methods.
 
 ``write`` returns a Win32-style status: 0 on success (including "no session wanted the
-event"), otherwise an error number such as 87 (invalid parameter) or 534 (event too
-large).  Writes never raise for a well-formed call: tracing must not break the traced
-program.
+event"), otherwise an error number such as 8 (a session had no room for the event), 87
+(invalid parameter) or 534 (event too large).  Writes never raise for a well-formed
+call: tracing must not break the traced program.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ EnableCallback = Callable[[int, int, int, int], None]
 # Win32 status codes the backends return.
 ERROR_SUCCESS = 0
 ERROR_INVALID_HANDLE = 6
+ERROR_NOT_ENOUGH_MEMORY = 8  # a session had no room: the event was lost
 ERROR_INVALID_PARAMETER = 87
 ERROR_ARITHMETIC_OVERFLOW = 534
 

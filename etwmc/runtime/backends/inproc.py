@@ -1,124 +1,172 @@
 """In-process sessions with ETW's semantics.
 
-A :class:`Session` plays the part of an ETW trace session inside the process: it
-enables providers by GUID and receives their events as
-:class:`~etwmc.runtime.eventfile.EventRecord` objects, into any of
+The in-process backend is etwmc's model of ETW: what tests, Linux and macOS users see,
+and the reference the Windows backend is held to.  Its :class:`Session` objects
+(:mod:`~etwmc.runtime.backends.session`) play the part of trace sessions inside the
+process.  The rules are ETW's:
 
-* a real-time ``consumer`` callable, called on the writing thread;
-* a bounded circular buffer (``buffer`` records; the oldest are overwritten);
-* an event file (``path``), streamed as events arrive.
-
-The rules are ETW's:
-
-* A provider can be enabled by at most 8 sessions at once
-  (:class:`SessionLimitError`).
-* Each enablement has a level, MatchAnyKeyword, MatchAllKeyword and optionally
-  ``ignore_keyword_0`` (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0: events of keyword 0 are
-  not delivered to that session).
-* The provider's callback receives the values combined over its sessions: the most
-  verbose level (the maximum), the OR of
+* **Limits.**  At most 64 global sessions and 4 private sessions (``private=True``) at
+  once; a provider is enabled by at most 8 sessions (:class:`SessionLimitError`).
+* **The enable rule.**  Each enablement has a level, MatchAnyKeyword, MatchAllKeyword and
+  optionally ``ignore_keyword_0`` (EVENT_ENABLE_PROPERTY_IGNORE_KEYWORD_0).  A session
+  enabled at level 0 receives every level.
+* **The callback.**  A provider's callback receives the values combined over its
+  sessions: the most verbose level (level 0 the most verbose of all), the OR of
   MatchAnyKeyword and the AND of MatchAllKeyword.  When a session disables or stops,
   the provider gets ENABLE_PROVIDER again with the remaining sessions' combination, or
-  DISABLE_PROVIDER when none remain.  Enabling a provider that is not registered yet
-  is remembered and the callback fires inside its registration.
-* Each event is filtered per session at write time with the same rule
-  (:func:`~etwmc.runtime.state.event_enabled`), so a session sees exactly the events
-  it asked for whatever the provider's combined state lets through.
+  DISABLE_PROVIDER when none remain.  Enabling a provider that is not registered yet is
+  remembered and the callback fires inside its registration.
+* **Provider groups.**  A provider joins the group named by the group trait of its
+  provider traits (set once per registration: a second ``set_traits`` fails, as
+  EventSetInformation does).  ``enable(group, ..., provider_group=True)`` enables every
+  member, present and future (EVENT_ENABLE_PROPERTY_PROVIDER_GROUP); private sessions
+  cannot, and filters do not apply to groups.  A session's disallow list
+  (TraceSetDisallowList) keeps providers out of its group enables, and can change while
+  they are enabled.  A session that enables a provider itself uses that enablement, not
+  its group's.  A group enable never fails for a member that already has 8 sessions: the
+  member is left out of it (the earlier enables keep it).
+* **Filters.**  After the level and keyword test, each session applies its own event-id
+  and payload filters (:mod:`etwmc.runtime.filters`), so a session sees exactly the
+  events it asked for whatever the provider's combined state lets through.  Payload
+  filters need the event's layout: :meth:`InProcBackend.install_layouts`, as
+  TdhCreatePayloadFilter needs the provider's manifest.
+* **Delivery.**  An event goes to the interested sessions only if every interested
+  session that is not independent can take it (a session with a ``capacity`` that holds
+  that many events cannot); otherwise none of them gets it and each counts it in
+  ``events_lost``.  An independent session (``independent=True``,
+  EVENT_TRACE_INDEPENDENT_SESSION_MODE) takes the event whenever it has room, whatever
+  the others do, and its own failure never costs the others an event.  The write then
+  returns ERROR_NOT_ENOUGH_MEMORY (8) if some interested session lost the event.
 * :meth:`Session.capture_state` sends CAPTURE_STATE with that session's values.
 
-``enable`` defaults to level 5 (Verbose), MatchAnyKeyword all bits and MatchAllKeyword
-0: that is a default of this API, not a change to the rule (a MatchAnyKeyword of 0
-still means "only keyword-0 events").
+The write path keeps per registration and descriptor the sessions that want the event
+(recomputed whenever an enable changes), so writing costs a dictionary lookup, a lock and
+one tuple per event; records are built when a session is read.
 """
 
 from __future__ import annotations
 
-import collections
+import itertools
 import os
 import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from types import TracebackType
+from collections.abc import Callable, Mapping, Sequence
 
 from ..descriptor import DESCRIPTOR_SIZE, EventDescriptor, unpack_descriptor
-from ..eventfile import MAX_USER_DATA, EventFileWriter, EventRecord
+from ..eventfile import MAX_USER_DATA, EventRecord
+from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter, passing
+from ..payload import Field
 from ..state import (
-    ALL_KEYWORDS,
     CAPTURE_STATE,
     DISABLE_PROVIDER,
     ENABLE_PROVIDER,
     EnableState,
-    event_enabled,
+    combine_levels,
 )
+from ..traits import parse_traits
 from .base import (
     ERROR_ARITHMETIC_OVERFLOW,
     ERROR_INVALID_HANDLE,
     ERROR_INVALID_PARAMETER,
+    ERROR_NOT_ENOUGH_MEMORY,
     ERROR_SUCCESS,
     EnableCallback,
 )
+from .session import Enablement, RawEvent, Session, SessionLimitError, make_record
+
+__all__ = [
+    "MAX_GLOBAL_SESSIONS",
+    "MAX_PRIVATE_SESSIONS",
+    "MAX_SESSIONS_PER_PROVIDER",
+    "Enablement",
+    "InProcBackend",
+    "Session",
+    "SessionLimitError",
+    "combine",
+    "filetime_now",
+]
 
 MAX_SESSIONS_PER_PROVIDER = 8
-_ZERO_UUID = uuid.UUID(int=0)
+MAX_GLOBAL_SESSIONS = 64
+MAX_PRIVATE_SESSIONS = 4
 # FILETIME counts 100 ns intervals from 1601-01-01; Unix time starts 11644473600 s later.
 _FILETIME_UNIX_EPOCH = 116_444_736_000_000_000
 _POINTER_SIZE = 8 if sys.maxsize > 2**32 else 4
+_MAX_ROUTES = 4096  # generated modules reuse a few descriptor constants
+_native_id = threading.get_native_id
+_time_ns = time.time_ns
+# Each thread's native id, asked of the system once per thread (a system call each time).
+_this_thread = threading.local()
+
+# The process id stamped on records: read once, refreshed in a forked child.
+_pid = os.getpid()
+
+
+def _after_fork() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def filetime_now() -> int:
     """The current time as FILETIME (100 ns units since 1601-01-01 UTC)."""
-    return time.time_ns() // 100 + _FILETIME_UNIX_EPOCH
+    return _time_ns() // 100 + _FILETIME_UNIX_EPOCH
 
 
-class SessionLimitError(RuntimeError):
-    """A provider is already enabled by the maximum of 8 sessions."""
-
-
-@dataclass(frozen=True, slots=True)
-class Enablement:
-    """How one session enables one provider."""
-
-    level: int
-    match_any: int
-    match_all: int
-    ignore_keyword_0: bool = False
-    state: EnableState = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self, "state", EnableState(1, self.level, self.match_any, self.match_all)
-        )
-
-    def wants(self, level: int, keyword: int) -> bool:
-        if keyword == 0 and self.ignore_keyword_0:
-            return False
-        return event_enabled(level, keyword, self.state)
-
-
-def combine(enablements: list[Enablement]) -> EnableState:
+def combine(enablements: Sequence[Enablement]) -> EnableState:
     """The state ETW reports to a provider enabled by these sessions."""
     if not enablements:
         return EnableState(0, 0, 0, 0)
-    level = max(e.level for e in enablements)
     match_any = 0
-    match_all = ALL_KEYWORDS
+    match_all = 0xFFFF_FFFF_FFFF_FFFF
     for e in enablements:
         match_any |= e.match_any
         match_all &= e.match_all
-    return EnableState(1, level, match_any, match_all)
+    return EnableState(1, combine_levels(e.level for e in enablements), match_any, match_all)
+
+
+Target = tuple[Session, Enablement]
+
+
+class _Route:
+    """The sessions that want events of one descriptor from one registration."""
+
+    __slots__ = ("plain", "checked", "simple")
+
+    def __init__(
+        self,
+        plain: tuple[Session, ...],
+        checked: tuple[tuple[Session, tuple[CompiledPayloadFilter, ...]], ...],
+    ) -> None:
+        self.plain = plain  # no payload filter for this event
+        self.checked = checked  # payload filters decide, per event
+        # Nothing can refuse the event and nothing waits outside the lock: store and go.
+        self.simple = not checked and all(
+            s.capacity is None and s._store is not None and not s._has_sinks for s in plain
+        )
+
+
+_NOBODY = _Route((), ())
 
 
 class _Registration:
-    __slots__ = ("guid", "callback", "traits", "closed")
+    __slots__ = ("guid", "callback", "traits", "group", "closed", "targets", "routes")
 
     def __init__(self, guid: uuid.UUID, callback: EnableCallback) -> None:
         self.guid = guid
         self.callback = callback
         self.traits = b""
+        self.group: uuid.UUID | None = None
         self.closed = False
+        self.targets: tuple[Target, ...] = ()
+        # Replaced (never cleared) when the targets change: a writer that read the old
+        # dictionary caches into a dictionary nobody reads any more.
+        self.routes: dict[bytes, _Route] = {}
 
 
 class InProcBackend:
@@ -132,28 +180,51 @@ class InProcBackend:
 
     def __init__(self, clock: Callable[[], int] = filetime_now) -> None:
         self.clock = clock
-        self._lock = threading.RLock()
+        # The default clock stamps raw nanoseconds, turned into FILETIME when read.
+        self._now: Callable[[], int] = _time_ns if clock is filetime_now else clock
+        # Nothing done under the lock calls user code (callbacks and consumers run after
+        # it is released), so a plain lock serves every path.
+        self._lock = threading.Lock()
         self._registrations: dict[uuid.UUID, list[_Registration]] = {}
         self._sessions: list[Session] = []
-        # guid -> the sessions enabling it, in enable order
-        self._enabled: dict[uuid.UUID, dict[Session, Enablement]] = {}
+        self._layouts: dict[uuid.UUID, dict[tuple[int, int], tuple[Field, ...]]] = {}
         self._descriptors: dict[bytes, EventDescriptor] = {}
+        self._seq = itertools.count()
+        # (session, is a group, guid) -> when it was first enabled: earlier enables win
+        # a provider's 8 places.
+        self._since: dict[tuple[Session, bool, uuid.UUID], int] = {}
 
-    # -- backend protocol -----------------------------------------------------------
+    # -- backend protocol -----------------------------------------------------------------
 
     def register(self, guid: uuid.UUID, callback: EnableCallback) -> object:
         reg = _Registration(guid, callback)
         with self._lock:
             self._registrations.setdefault(guid, []).append(reg)
-            state = combine(list(self._enabled.get(guid, {}).values()))
+            reg.targets = self._targets(reg)
+            state = combine([e for _, e in reg.targets])
         if state.is_enabled:
             callback(ENABLE_PROVIDER, state.level, state.match_any, state.match_all)
         return reg
 
     def set_traits(self, handle: object, blob: bytes) -> int:
-        if not isinstance(handle, _Registration):
+        """Attach the provider traits; the group trait makes the provider a group member.
+
+        Traits are set once per registration: a second call returns
+        ERROR_INVALID_PARAMETER and changes nothing, as EventSetInformation refuses it.
+        """
+        if not isinstance(handle, _Registration) or handle.closed:
             return ERROR_INVALID_HANDLE
-        handle.traits = bytes(blob)
+        try:
+            _, group = parse_traits(bytes(blob))
+        except (ValueError, TypeError):
+            return ERROR_INVALID_PARAMETER
+        with self._lock:
+            if handle.traits:
+                return ERROR_INVALID_PARAMETER
+            handle.traits = bytes(blob)
+            handle.group = group
+            calls = self._refresh([handle], None) if group is not None else []
+        _fire(calls)
         return ERROR_SUCCESS
 
     def unregister(self, handle: object) -> None:
@@ -161,6 +232,8 @@ class InProcBackend:
             return
         with self._lock:
             handle.closed = True
+            handle.targets = ()
+            handle.routes = {}
             regs = self._registrations.get(handle.guid, [])
             if handle in regs:
                 regs.remove(handle)
@@ -175,49 +248,52 @@ class InProcBackend:
         related: bytes | None,
         payload: bytes,
     ) -> int:
-        if not isinstance(handle, _Registration) or handle.closed:
+        if type(handle) is not _Registration:
             return ERROR_INVALID_HANDLE
-        if len(descriptor) != DESCRIPTOR_SIZE:
-            return ERROR_INVALID_PARAMETER
+        routes = handle.routes
+        route = routes.get(descriptor)
+        if route is None:
+            found = self._route(handle, descriptor)
+            if isinstance(found, int):
+                return found
+            route = found
         if (activity is not None and len(activity) != 16) or (
             related is not None and len(related) != 16
         ):
             return ERROR_INVALID_PARAMETER
+        if type(payload) is not bytes:
+            payload = bytes(payload)
         if len(payload) > MAX_USER_DATA:
             return ERROR_ARITHMETIC_OVERFLOW
-        targets = self._enabled.get(handle.guid)
-        if not targets:
-            return ERROR_SUCCESS
-        d = self._descriptors.get(descriptor)
-        if d is None:
-            d = unpack_descriptor(descriptor)
-            if len(self._descriptors) < 4096:  # generated modules reuse a few constants
-                self._descriptors[descriptor] = d
-        sessions = [s for s, e in targets.items() if e.wants(d.level, d.keyword)]
-        if not sessions:
-            return ERROR_SUCCESS
-        record = EventRecord(
-            provider_id=handle.guid,
-            id=d.id,
-            version=d.version,
-            channel=d.channel,
-            level=d.level,
-            opcode=d.opcode,
-            task=d.task,
-            keyword=d.keyword,
-            timestamp=self.clock(),
-            process_id=os.getpid(),
-            thread_id=threading.get_native_id(),
-            activity_id=uuid.UUID(bytes_le=activity) if activity is not None else _ZERO_UUID,
-            related_activity_id=uuid.UUID(bytes_le=related) if related is not None else None,
-            user_data=bytes(payload),
-            pointer_size=_POINTER_SIZE,
-        )
-        for session in sessions:
-            session._deliver(record)
-        return ERROR_SUCCESS
+        if route.simple:
+            if not route.plain:
+                return ERROR_SUCCESS
+            try:
+                tid = _this_thread.id
+            except AttributeError:
+                tid = _this_thread.id = _native_id()
+            raw = (handle.guid, descriptor, self._now(), _pid, tid, activity, related, payload)
+            lock = self._lock
+            lock.acquire()
+            try:
+                # Unchanged routes: no session of this route stopped since the lookup.
+                if handle.routes is routes:
+                    for session in route.plain:
+                        session.delivered += 1
+                        session._store.append(raw)  # type: ignore[union-attr]  # simple: a store
+                    return ERROR_SUCCESS
+            finally:
+                lock.release()
+            return self._deliver(route.plain, raw)
+        sessions = route.plain
+        if route.checked:
+            sessions = sessions + passing(route.checked, payload)
+            if not sessions:
+                return ERROR_SUCCESS
+        raw = (handle.guid, descriptor, self._now(), _pid, _thread_id(), activity, related, payload)
+        return self._deliver(sessions, raw)
 
-    # -- controller side --------------------------------------------------------------
+    # -- controller side ----------------------------------------------------------------------
 
     def session(
         self,
@@ -226,195 +302,284 @@ class InProcBackend:
         buffer: int | None = 10_000,
         consumer: Callable[[EventRecord], None] | None = None,
         path: str | os.PathLike[str] | None = None,
+        private: bool = False,
+        independent: bool = False,
+        capacity: int | None = None,
     ) -> Session:
-        """Start a new session (see :class:`Session`)."""
-        session = Session(self, name, buffer=buffer, consumer=consumer, path=path)
+        """Start a new session (see :class:`Session`).
+
+        Raises :class:`SessionLimitError` when 64 global sessions, or 4 private ones,
+        are already running, and ``ValueError`` for a bad ``buffer`` or ``capacity``.
+        """
         with self._lock:
+            live = sum(1 for s in self._sessions if s.private == bool(private))
+            limit = MAX_PRIVATE_SESSIONS if private else MAX_GLOBAL_SESSIONS
+            if live >= limit:
+                kind = "private sessions per process" if private else "global sessions"
+                raise SessionLimitError(f"ETW allows at most {limit} {kind}; stop one first")
+            session = Session(
+                self,
+                name,
+                buffer=buffer,
+                consumer=consumer,
+                path=path,
+                private=private,
+                independent=independent,
+                capacity=capacity,
+            )
             self._sessions.append(session)
         return session
 
     @property
     def sessions(self) -> tuple[Session, ...]:
+        """The sessions that are running, oldest first."""
         return tuple(self._sessions)
 
     def combined_state(self, guid: uuid.UUID) -> EnableState:
-        """What this provider's callback was last told (combined over its sessions)."""
-        return combine(list(self._enabled.get(guid, {}).values()))
-
-    def _set(self, session: Session, guid: uuid.UUID, enablement: Enablement | None) -> None:
+        """What this provider's callback was last told (combined over its sessions); for a
+        provider that is not registered, what its direct enables would tell it."""
         with self._lock:
-            current = self._enabled.get(guid, {})
-            if enablement is not None:
-                if session not in current and len(current) >= MAX_SESSIONS_PER_PROVIDER:
-                    raise SessionLimitError(
-                        f"provider {{{guid}}} is already enabled by "
-                        f"{MAX_SESSIONS_PER_PROVIDER} sessions, ETW's maximum"
-                    )
-                # Copy on write: writers iterate the mapping without taking the lock.
-                updated = dict(current)
-                updated[session] = enablement
-            else:
-                if session not in current:
+            regs = self._registrations.get(guid)
+            if regs:
+                return combine([e for _, e in regs[0].targets])
+            return combine([s.providers[guid] for s in self._sessions if guid in s.providers])
+
+    def install_layouts(
+        self, provider: uuid.UUID | str, layouts: Mapping[tuple[int, int], Sequence[Field]]
+    ) -> None:
+        """Make the payload layouts of a provider's events known, ``{(event id, version):
+        fields}``, as installing its manifest does for Windows' TdhCreatePayloadFilter:
+        payload filters resolve their field names against them."""
+        guid = provider if isinstance(provider, uuid.UUID) else uuid.UUID(provider)
+        table: dict[tuple[int, int], tuple[Field, ...]] = {}
+        for key, fields in layouts.items():
+            if not (
+                isinstance(key, tuple)
+                and len(key) == 2
+                and all(isinstance(k, int) and not isinstance(k, bool) for k in key)
+            ):
+                raise ValueError(f"a layout key is (event id, version), not {key!r}")
+            if not all(isinstance(f, Field) for f in fields):
+                raise ValueError(f"the layout of {key} is not a sequence of Field")
+            table[key] = tuple(fields)
+        with self._lock:
+            self._layouts.setdefault(guid, {}).update(table)
+
+    def layout(self, provider: uuid.UUID, event_id: int, version: int) -> tuple[Field, ...] | None:
+        """The installed layout of an event, or ``None``."""
+        return self._layouts.get(provider, {}).get((event_id, version))
+
+    # -- what the sessions call (under their arguments' checks) ------------------------------
+
+    def _compile_payload_filter(self, guid: uuid.UUID, pf: PayloadFilter) -> CompiledPayloadFilter:
+        layout = self.layout(guid, pf.event_id, pf.version)
+        if layout is None:
+            raise ValueError(
+                f"no layout is installed for event {pf.event_id} version {pf.version} of "
+                f"provider {{{guid}}}: call install_layouts() first (payload filters name "
+                "fields, as TdhCreatePayloadFilter reads them from the manifest)"
+            )
+        return compile_payload_filter(pf, layout)
+
+    def _enable(
+        self, session: Session, guid: uuid.UUID, enablement: Enablement | None, group: bool
+    ) -> None:
+        with self._lock:
+            if session.stopped:
+                if enablement is None:
                     return
-                updated = {s: e for s, e in current.items() if s is not session}
-            if updated:
-                self._enabled[guid] = updated
+                raise ValueError(f"session {session.name!r} is stopped")
+            table = session.groups if group else session.providers
+            key = (session, group, guid)
+            if enablement is None:
+                if guid not in table:
+                    return
+                del table[guid]
+                self._since.pop(key, None)
             else:
-                self._enabled.pop(guid, None)
-            state = combine(list(updated.values()))
-            regs = list(self._registrations.get(guid, ()))
-        code = ENABLE_PROVIDER if state.is_enabled else DISABLE_PROVIDER
-        for reg in regs:
-            if not reg.closed:
-                reg.callback(code, state.level, state.match_any, state.match_all)
+                if not group and guid not in table:
+                    self._check_provider_limit(session, guid)
+                table[guid] = enablement
+                self._since.setdefault(key, next(self._seq))
+            if group:
+                regs = [r for rs in self._registrations.values() for r in rs if r.group == guid]
+            else:
+                regs = list(self._registrations.get(guid, ()))
+            calls = self._refresh(regs, session if enablement is not None else None)
+        _fire(calls)
+
+    def _check_provider_limit(self, session: Session, guid: uuid.UUID) -> None:
+        regs = self._registrations.get(guid)
+        if regs:
+            others = {s for s, _ in regs[0].targets if s is not session}
+        else:
+            others = {s for s in self._sessions if s is not session and guid in s.providers}
+        if len(others) >= MAX_SESSIONS_PER_PROVIDER:
+            raise SessionLimitError(
+                f"provider {{{guid}}} is already enabled by "
+                f"{MAX_SESSIONS_PER_PROVIDER} sessions, ETW's maximum"
+            )
+
+    def _disallow(self, session: Session, disallowed: frozenset[uuid.UUID]) -> None:
+        with self._lock:
+            changed = session.disallowed ^ disallowed
+            session.disallowed = disallowed
+            regs = [
+                r
+                for rs in self._registrations.values()
+                for r in rs
+                if r.guid in changed and r.group in session.groups
+            ]
+            calls = self._refresh(regs, None)
+        _fire(calls)
 
     def _capture(self, session: Session, guid: uuid.UUID) -> None:
         with self._lock:
-            enablement = self._enabled.get(guid, {}).get(session)
-            regs = list(self._registrations.get(guid, ()))
-        if enablement is None:
-            return
-        for reg in regs:
-            if not reg.closed:
-                reg.callback(
-                    CAPTURE_STATE, enablement.level, enablement.match_any, enablement.match_all
-                )
+            calls = [
+                (r, CAPTURE_STATE, e.state)
+                for r in self._registrations.get(guid, ())
+                for s, e in r.targets
+                if s is session
+            ]
+        _fire(calls)
 
     def _close(self, session: Session) -> None:
-        for guid in list(session.providers):
-            self._set(session, guid, None)
         with self._lock:
             if session in self._sessions:
                 self._sessions.remove(session)
+            regs = [
+                r
+                for rs in self._registrations.values()
+                for r in rs
+                if any(s is session for s, _ in r.targets)
+            ]
+            session.providers.clear()
+            session.groups.clear()
+            for key in [k for k in self._since if k[0] is session]:
+                del self._since[key]
+            session.stopped = True
+            calls = self._refresh(regs, None)
+        _fire(calls)
 
-
-class Session:
-    """An in-process trace session; a context manager that stops it on exit.
-
-    Events reach the consumer (if any) first, then the buffer and the file.  A
-    consumer that raises does not disturb the writer: the error is counted in
-    :attr:`consumer_errors` and kept in :attr:`last_error`.
-    """
-
-    def __init__(
-        self,
-        backend: InProcBackend,
-        name: str,
-        *,
-        buffer: int | None,
-        consumer: Callable[[EventRecord], None] | None,
-        path: str | os.PathLike[str] | None,
+    def _replace_consumer(
+        self, session: Session, consumer: Callable[[EventRecord], None] | None
     ) -> None:
-        if buffer is not None and buffer < 1:
-            raise ValueError("a session buffer holds at least 1 record (or None for no buffer)")
-        self.backend = backend
-        self.name = name
-        self.consumer = consumer
-        self.buffer: collections.deque[EventRecord] | None = (
-            collections.deque(maxlen=buffer) if buffer is not None else None
-        )
-        self.delivered = 0
-        self.consumer_errors = 0
-        self.last_error: BaseException | None = None
-        self.providers: dict[uuid.UUID, Enablement] = {}
-        self._lock = threading.Lock()
-        self._file = EventFileWriter(path) if path is not None else None
-        self.stopped = False
-
-    def enable(
-        self,
-        provider: uuid.UUID | str,
-        level: int = 5,
-        match_any: int = ALL_KEYWORDS,
-        match_all: int = 0,
-        *,
-        ignore_keyword_0: bool = False,
-    ) -> Session:
-        """Enable a provider in this session (again: update its values); returns self."""
-        self._check_open()
-        guid = _guid(provider)
-        if not 0 <= level <= 0xFF:
-            raise ValueError(f"level {level} is outside 0..255")
-        for name, value in (("match_any", match_any), ("match_all", match_all)):
-            if not 0 <= value <= ALL_KEYWORDS:
-                raise ValueError(f"{name} {value:#x} is not a 64-bit keyword mask")
-        enablement = Enablement(level, match_any, match_all, ignore_keyword_0)
-        self.backend._set(self, guid, enablement)
-        self.providers[guid] = enablement
-        return self
-
-    def disable(self, provider: uuid.UUID | str) -> Session:
-        """Stop receiving a provider's events; returns self."""
-        guid = _guid(provider)
-        self.providers.pop(guid, None)
-        self.backend._set(self, guid, None)
-        return self
-
-    def capture_state(self, provider: uuid.UUID | str) -> None:
-        """Ask an enabled provider to log its state (CAPTURE_STATE with this session's values)."""
-        self._check_open()
-        self.backend._capture(self, _guid(provider))
-
-    def events(self) -> list[EventRecord]:
-        """The records in the buffer, oldest first."""
         with self._lock:
-            return list(self.buffer) if self.buffer is not None else []
+            session._consumer = consumer
+            # Cached routes know whether their sessions have a consumer: forget them.
+            for regs in self._registrations.values():
+                for reg in regs:
+                    if any(s is session for s, _ in reg.targets):
+                        reg.routes = {}
 
-    def clear(self) -> None:
+    def _record(self, raw: RawEvent) -> EventRecord:
+        descriptor = raw[1]
+        d = self._descriptors.get(descriptor)
+        if d is None:
+            d = unpack_descriptor(descriptor)
+            if len(self._descriptors) < _MAX_ROUTES:
+                self._descriptors[descriptor] = d
+        if self._now is _time_ns:
+            raw = raw[:2] + (raw[2] // 100 + _FILETIME_UNIX_EPOCH,) + raw[3:]
+        return make_record(raw, d, _POINTER_SIZE)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _targets(self, reg: _Registration) -> tuple[Target, ...]:
+        """The sessions enabling a registration, by enable order, at most 8 (lock held)."""
+        found: list[tuple[int, Session, Enablement]] = []
+        for s in self._sessions:
+            e = s.providers.get(reg.guid)
+            key = (s, False, reg.guid)
+            if e is None and reg.group is not None and reg.guid not in s.disallowed:
+                e = s.groups.get(reg.group)
+                key = (s, True, reg.group)
+            if e is not None:
+                found.append((self._since.get(key, 0), s, e))
+        found.sort(key=lambda t: t[0])
+        return tuple((s, e) for _, s, e in found[:MAX_SESSIONS_PER_PROVIDER])
+
+    def _refresh(
+        self, regs: list[_Registration], enabling: Session | None
+    ) -> list[tuple[_Registration, int, EnableState]]:
+        """New targets for ``regs``; the callbacks to fire for those that changed or that
+        ``enabling`` (re)enabled (lock held; the caller fires them after releasing it)."""
+        calls = []
+        for reg in regs:
+            if reg.closed:
+                continue
+            old = reg.targets
+            new = self._targets(reg)
+            reg.targets = new
+            reg.routes = {}
+            renewed = enabling is not None and any(s is enabling for s, _ in new)
+            if new != old or renewed:
+                state = combine([e for _, e in new])
+                code = ENABLE_PROVIDER if state.is_enabled else DISABLE_PROVIDER
+                if state.is_enabled or old:
+                    calls.append((reg, code, state))
+        return calls
+
+    def _route(self, reg: _Registration, descriptor: bytes) -> _Route | int:
+        """Find and cache which sessions want this descriptor (the slow path of write)."""
+        routes = reg.routes  # read before the targets: see _Registration.routes
+        targets = reg.targets
+        if reg.closed:
+            return ERROR_INVALID_HANDLE
+        if type(descriptor) is not bytes or len(descriptor) != DESCRIPTOR_SIZE:
+            return ERROR_INVALID_PARAMETER
+        d = unpack_descriptor(descriptor)
+        plain: list[Session] = []
+        checked: list[tuple[Session, tuple[CompiledPayloadFilter, ...]]] = []
+        for s, e in targets:
+            if e.wants(d.level, d.keyword) and e.admits(d.id):
+                checks = e.payload_filters.get((d.id, d.version))
+                if checks is None:
+                    plain.append(s)
+                else:
+                    checked.append((s, checks))
+        route = _Route(tuple(plain), tuple(checked)) if plain or checked else _NOBODY
+        if len(routes) < _MAX_ROUTES:
+            routes[descriptor] = route
+        return route
+
+    def _deliver(self, sessions: tuple[Session, ...], raw: RawEvent) -> int:
+        """All or nothing for the dependent sessions, room permitting for the independent."""
+        status = ERROR_SUCCESS
+        taken: list[Session] = []
         with self._lock:
-            if self.buffer is not None:
-                self.buffer.clear()
-
-    def __iter__(self) -> Iterator[EventRecord]:
-        return iter(self.events())
-
-    def stop(self) -> None:
-        """Disable every provider, close the file; idempotent."""
-        if self.stopped:
-            return
-        self.backend._close(self)
-        self.providers.clear()
-        with self._lock:
-            self.stopped = True
-            if self._file is not None:
-                self._file.close()
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    def _check_open(self) -> None:
-        if self.stopped:
-            raise ValueError(f"session {self.name!r} is stopped")
-
-    def _deliver(self, record: EventRecord) -> None:
-        if self.stopped:
-            return
-        if self.consumer is not None:
-            try:
-                self.consumer(record)
-            except Exception as exc:  # a consumer never breaks the writer
-                self.consumer_errors += 1
-                self.last_error = exc
-        with self._lock:
-            if self.stopped:
-                return
-            self.delivered += 1
-            if self.buffer is not None:
-                self.buffer.append(record)
-            if self._file is not None:
-                self._file.write(record)
-
-    def __repr__(self) -> str:
-        return f"<Session {self.name!r} providers={len(self.providers)} delivered={self.delivered}>"
+            live = [s for s in sessions if not s.stopped]
+            dependent = [s for s in live if not s.independent]
+            if all(not s.full for s in dependent):
+                taken.extend(dependent)
+            else:
+                for s in dependent:
+                    s.events_lost += 1
+                status = ERROR_NOT_ENOUGH_MEMORY
+            for s in live:
+                if s.independent:
+                    if s.full:
+                        s.events_lost += 1
+                        status = ERROR_NOT_ENOUGH_MEMORY
+                    else:
+                        taken.append(s)
+            for s in taken:
+                s._put(raw)
+        for s in taken:
+            if s._has_sinks:
+                s._sink(raw)
+        return status
 
 
-def _guid(value: uuid.UUID | str) -> uuid.UUID:
-    return value if isinstance(value, uuid.UUID) else uuid.UUID(value)
+def _thread_id() -> int:
+    try:
+        return int(_this_thread.id)
+    except AttributeError:
+        _this_thread.id = _native_id()
+        return int(_this_thread.id)
+
+
+def _fire(calls: list[tuple[_Registration, int, EnableState]]) -> None:
+    for reg, code, state in calls:
+        if not reg.closed:
+            reg.callback(code, state.level, state.match_any, state.match_all)

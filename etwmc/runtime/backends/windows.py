@@ -8,7 +8,10 @@ Rules this module keeps (each one prevents a crash or a silent corruption):
 * The callback may fire inside EventRegister (a session is already listening), so the
   registration object, its handle storage and the provider's state exist first.
 * The callback runs on a thread ETW owns; it forwards to the provider and swallows any
-  exception, because ctypes would print it.
+  exception, because ctypes would print it.  It forwards exactly what ETW reports:
+  level 0 included, which the enable rule reads as "every level".  Event-id and payload
+  filters, provider groups and disallow lists are applied by ETW itself, so nothing
+  here filters events.
 * No argtypes on the hot functions (argtypes conversion costs about 200 ns per call):
   64-bit values go as pre-made ``c_uint64`` objects, pointers as ``bytes`` objects
   (passed as pointers to their buffers) or ``None``.  A raw Python int would be passed
@@ -185,22 +188,30 @@ class WindowsBackend:
         return reg
 
     def set_traits(self, handle: object, blob: bytes) -> int:
+        """EventSetInformation(EventProviderSetTraits); once per registration.
+
+        ETW refuses a second call (the traits stay those of the first), so a second
+        call returns ERROR_INVALID_PARAMETER without reaching ETW, and the events keep
+        carrying the traits ETW holds.
+        """
         reg = _registration(handle)
-        if reg is None:
+        if reg is None or reg.traits:
             return ERROR_INVALID_PARAMETER
         blob = bytes(blob)
-        # Kept on the registration: ETW reads the traits from this buffer on each write.
+        if self._set_information is not None:
+            status: int = self._set_information(
+                reg.handle, EVENT_PROVIDER_SET_TRAITS, blob, ctypes.c_ulong(len(blob))
+            )
+            if status != ERROR_SUCCESS:
+                return status
+        # Kept on the registration: ETW reads the traits from this buffer on each write
+        # (before Windows 8, without EventSetInformation, that is all there is).
         reg.traits = blob
         reg.traits_edd = _EDD.pack(
             address_of(blob), len(blob), EVENT_DATA_DESCRIPTOR_TYPE_PROVIDER_METADATA
         )
         reg.traits_count = 1
-        if self._set_information is None:
-            return ERROR_SUCCESS  # pre-Windows 8: the traits still travel with each event
-        status: int = self._set_information(
-            reg.handle, EVENT_PROVIDER_SET_TRAITS, blob, ctypes.c_ulong(len(blob))
-        )
-        return status
+        return ERROR_SUCCESS
 
     def write(
         self,

@@ -1,0 +1,1 @@
+"""Providers that etwmc ships, compiled from the manifests beside their modules."""
