@@ -298,3 +298,18 @@ def test_winmeta_overrides_reach_the_table_and_survive_decompiling() -> None:
     # Only the string no item uses is reported as never referenced.
     (unused,) = [d for d in run_rules(m) if d.code == "ETW483"]
     assert unused.message.endswith("never referenced: level.Verbose")
+
+
+def test_a_second_version_on_a_global_channel_keeps_its_version() -> None:
+    m = _manifest(
+        _provider(
+            0,
+            '<events><event value="1" channel="System" message="$(string.v0)"/>'
+            '<event value="1" version="1" channel="System" message="$(string.v1)"/>'
+            '<event value="2" version="1" channel="System" message="$(string.v0)"/></events>',
+        ),
+        ["v0", "v1"],
+    )
+    ids = assign_message_ids(m)
+    assert ids.strings == {"v0": 0x00000001, "v1": 0x00010001}
+    assert ids.diagnostics == []

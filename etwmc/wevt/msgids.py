@@ -39,7 +39,10 @@ for exactly those strings (libsir, osquery, rusttrace and nuclune/WEC commit the
 
 Events of the global Event Log channels (System, Application, Security) get classic
 Event Log ids: tag 0 and the event id alone, whatever the version (libsir's mc header:
-version-1 events 1-4 on Application have ids 0x1-0x4).
+version-1 events 1-4 on Application have ids 0x1-0x4).  When another version of the
+same event already has that id with another string, the version is kept in the id
+(``version << 16 | id``), so both messages survive; no public mc output shows this
+case.
 """
 
 from __future__ import annotations
@@ -163,6 +166,10 @@ class _Assigner:
         self.overflow += 1
         return (OVERFLOW_TAG << 28) | self.overflow
 
+    def classic_free(self, value: int, string_id: str | None) -> bool:
+        """Whether the classic id of event ``value`` is free for ``string_id``."""
+        return self.owner.get(make_id(0x0, self.pi, value), string_id) == string_id
+
     def give(self, string_id: str | None, tag: int, value: int, at: object) -> bool:
         """Give ``string_id`` an id unless it has one.  True when it was new."""
         if string_id is None or string_id in self.ids.strings:
@@ -244,10 +251,13 @@ class _Assigner:
             else:
                 give(k.message, 0x1, keyword_value(k.mask), k)
         for e in p.events:
-            if is_global_channel(e.channel):
+            versioned = ((e.version & 0xFF) << 16) | (e.value & 0xFFFF)
+            if not is_global_channel(e.channel):
+                give(e.message, 0xB, versioned, e)
+            elif self.pi > 15 or self.classic_free(e.value & 0xFFFF, e.message):
                 give(e.message, 0x0, e.value & 0xFFFF, e)
-            else:
-                give(e.message, 0xB, ((e.version & 0xFF) << 16) | (e.value & 0xFFFF), e)
+            else:  # another version of the event took the classic id: keep the version
+                give(e.message, 0x0, versioned, e)
         value_n = bit_n = 1
         for m in p.maps:
             for item in m.items:
