@@ -14,6 +14,7 @@ ETW4xx  semantics: references
 ETW5xx  semantics: templates, messages, providers
 ETW6xx  code generation and outputs
 ETW7xx  compatibility (``etwmc diff``)
+ETW8xx  decoding traces (``etwmc decode``)
 ETW9xx  internal
 ======  =====================================================
 """

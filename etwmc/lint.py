@@ -106,6 +106,7 @@ CODE_MODULES = (
     "etwmc.emit",
     "etwmc.wevt",
     "etwmc.diff",
+    "etwmc.decode.codes",
 )
 
 

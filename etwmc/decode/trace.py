@@ -1,0 +1,315 @@
+"""Turn a trace's records into decoded events, and count what was decoded.
+
+Every record becomes one event object (the JSON Lines format the README documents).
+What decodes it depends on the record:
+
+- a classic (kernel or MOF) record passes through, ``kind: classic``;
+- an event with a TraceLogging schema item decodes with that schema;
+- an EventSource's manifest event (id 0xFFFE, opcode 254) adds its provider's in-band
+  manifest once all its chunks are in; later events of that provider decode with it;
+- any other event decodes with the metadata given (manifests, TEMP.BIN, DLLs).
+
+``decoded`` is true only when metadata was found and the payload fit it exactly.  An
+event whose metadata exists but does not fit gets an ``error``; an event without
+metadata gets neither, and the summary counts why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic, Span, diag
+from ..guid import provider_guid
+from ..model import Manifest
+from .codes import W_INBAND_MANIFEST
+from .etl import Record
+from .eventsource import (
+    EnvelopeError,
+    ManifestCollector,
+    is_manifest_event,
+    parse_envelope,
+)
+from .metadata import load_manifest_bytes
+from .payload import DecodeError, Decoder
+from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
+
+KINDS = ("manifest", "eventsource", "tracelogging", "classic")
+ZERO_GUID = bytes(16)
+_EPOCH = dt.date(1601, 1, 1).toordinal()
+MAX_SCHEMAS = 4096  # TraceLogging schemas kept parsed; more are parsed again
+
+
+@dataclass(slots=True)
+class ProviderCount:
+    """Events of one provider: how many, how many decoded, why the others were not."""
+
+    name: str | None = None
+    kinds: Counter[str] = field(default_factory=Counter)
+    events: int = 0
+    decoded: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+def _task_opcode(task: str | None, opcode: str | None) -> str | None:
+    """An unnamed event's name as consumers show it: its task and opcode (EventSource
+    manifests name events only this way)."""
+    parts = [x.split(":")[-1] for x in (task, opcode) if x and x not in ("win:Info", "win:None")]
+    return "".join(parts) or None
+
+
+class TraceDecoder:
+    """Decodes records one at a time; ``counts`` and ``diagnostics`` grow as it goes."""
+
+    def __init__(
+        self,
+        manifests: Sequence[Manifest] = (),
+        *,
+        providers: Iterable[str] = (),
+        label: str = "<trace>",
+    ) -> None:
+        self.label = label
+        self.counts: dict[str, ProviderCount] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.misfits = 0
+        self._decoders: dict[uuid.UUID, Decoder] = {}
+        self._names: dict[bytes, str] = {}
+        self._eventsource: set[bytes] = set()
+        for m in manifests:
+            self._add(m, eventsource=False)
+        self._collector = ManifestCollector()
+        self._schemas: dict[bytes, TlEvent | DecodeError] = {}
+        self._provider_text: dict[bytes, str | None] = {}
+        self._guid_text: dict[bytes, str] = {}
+        self._uuids: dict[bytes, uuid.UUID] = {}
+        self._days: dict[int, str] = {}
+        self._want_guids: set[str] = set()
+        self._want_names: set[str] = set()
+        for p in providers:
+            text = p.strip().strip("{}").lower()
+            try:
+                self._want_guids.add(str(uuid.UUID(text)))
+            except ValueError:
+                self._want_names.add(p.lower())
+                self._want_guids.add(str(provider_guid(p)))  # an EventSource's name
+
+    def _add(self, manifest: Manifest, *, eventsource: bool) -> list[bytes]:
+        dec = Decoder(manifest)
+        added = []
+        for p in manifest.providers:
+            for g in (p.guid, p.control_guid):
+                if g is not None:
+                    self._decoders[g] = dec
+                    self._names[g.bytes_le] = p.name
+                    added.append(g.bytes_le)
+                    if eventsource:
+                        self._eventsource.add(g.bytes_le)
+        return added
+
+    # ------------------------------------------------------------------ per record
+
+    def events(self, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
+        """The decoded events, in trace order (filtered by the providers asked for)."""
+        want = bool(self._want_guids or self._want_names)
+        for rec in records:
+            ev = self.event(rec)
+            if want and not self._wanted(ev):
+                continue
+            self._count(ev)
+            yield ev
+
+    def _wanted(self, ev: dict[str, Any]) -> bool:
+        if ev["provider"] in self._want_guids:
+            return True
+        name = ev["provider_name"]
+        return name is not None and name.lower() in self._want_names
+
+    def event(self, rec: Record) -> dict[str, Any]:
+        raw = rec.provider
+        if raw in self._provider_text:
+            guid = self._provider_text[raw]
+        else:
+            guid = str(uuid.UUID(bytes_le=raw)) if len(raw) == 16 else None
+            if len(self._provider_text) < 65536:
+                self._provider_text[raw] = guid
+        ev: dict[str, Any] = {
+            "provider": guid,
+            "provider_name": self._names.get(raw),
+            "name": None,
+            "id": rec.id,
+            "version": rec.version,
+            "level": rec.level,
+            "opcode": rec.opcode,
+            "task": rec.task,
+            "keyword": rec.keyword,
+            "timestamp": self.timestamp(rec.time),
+            "pid": rec.pid,
+            "tid": rec.tid,
+            "activity_id": self._guid(rec.activity),
+            "related_activity_id": self._guid(rec.related),
+            "kind": "classic",
+            "decoded": False,
+            "message": None,
+        }
+        if rec.classic:
+            return ev
+        if rec.schema:
+            self._tracelogging(rec, ev)
+        elif is_manifest_event(rec.id, rec.opcode):
+            self._manifest_event(rec, ev)
+        else:
+            self._with_metadata(rec, ev)
+        return ev
+
+    def _tracelogging(self, rec: Record, ev: dict[str, Any]) -> None:
+        ev["kind"] = "tracelogging"
+        if rec.traits and ev["provider_name"] is None:
+            name = provider_name(rec.traits)
+            if name:
+                self._names[rec.provider] = name
+                ev["provider_name"] = name
+        schema = self._schemas.get(rec.schema)
+        if schema is None:
+            try:
+                schema = parse_event(rec.schema)
+            except DecodeError as e:
+                schema = e
+            if len(self._schemas) < MAX_SCHEMAS:
+                self._schemas[rec.schema] = schema
+        if isinstance(schema, DecodeError):
+            ev["error"] = str(schema)
+            return
+        ev["name"] = schema.name
+        try:
+            fields = decode_payload(schema, rec.data, rec.pointer_size)
+        except DecodeError as e:
+            ev["error"] = str(e)
+            return
+        ev["decoded"] = True
+        ev["fields"] = fields
+
+    def _manifest_event(self, rec: Record, ev: dict[str, Any]) -> None:
+        ev["kind"] = "eventsource"
+        ev["name"] = "ManifestData"
+        try:
+            env = parse_envelope(rec.data)
+            ev["decoded"] = True
+            ev["fields"] = env.fields()
+            xml = self._collector.add(rec.provider, env)
+        except EnvelopeError as e:
+            ev["decoded"] = False
+            ev.pop("fields", None)
+            ev["error"] = f"manifest event: {e}"
+            return
+        if xml is None:
+            return
+        label = f"{self.label}: in-band manifest of provider {ev['provider']}"
+        manifest, diags = load_manifest_bytes(xml, label)
+        if manifest is None:
+            first = diags[0].message if diags else "unreadable"
+            self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {first}"))
+            return
+        added = self._add(manifest, eventsource=True)
+        if rec.provider not in added:
+            self.diagnostics.append(
+                diag(
+                    W_INBAND_MANIFEST,
+                    Span(self.label),
+                    f"{label} describes other providers only",
+                )
+            )
+        ev["provider_name"] = self._names.get(rec.provider)
+
+    def _with_metadata(self, rec: Record, ev: dict[str, Any]) -> None:
+        raw = rec.provider
+        ev["kind"] = "eventsource" if raw in self._eventsource else "manifest"
+        pid = self._uuids.get(raw)
+        if pid is None:
+            pid = self._uuids[raw] = uuid.UUID(bytes_le=raw)
+        dec = self._decoders.get(pid)
+        if dec is None or not dec.has_event(pid, rec.id, rec.version):
+            return
+        try:
+            d = dec.decode(pid, rec.id, rec.version, rec.data, pointer_size=rec.pointer_size)
+        except DecodeError as e:
+            ev["error"] = str(e)
+            return
+        ev["name"] = d.name or _task_opcode(d.task, d.opcode)
+        if d.extra:
+            ev["error"] = (
+                f"{len(d.extra)} bytes left after the last field of event {rec.id} v{rec.version}"
+            )
+            return
+        ev["decoded"] = True
+        ev["fields"] = d.fields
+        ev["message"] = d.message
+
+    # ------------------------------------------------------------------ counting
+
+    def _count(self, ev: dict[str, Any]) -> None:
+        key = ev["provider"] or "(none)"
+        c = self.counts.get(key)
+        if c is None:
+            c = self.counts[key] = ProviderCount()
+        c.events += 1
+        c.kinds[ev["kind"]] += 1
+        if ev["provider_name"]:
+            c.name = ev["provider_name"]
+        if ev["decoded"]:
+            c.decoded += 1
+            return
+        c.reasons[self._reason(ev)] += 1
+        if "error" in ev:
+            self.misfits += 1
+
+    def _reason(self, ev: dict[str, Any]) -> str:
+        kind = ev["kind"]
+        if kind == "classic":
+            return "classic event: no metadata format to decode it with"
+        where = f"event {ev['id']} v{ev['version']}"
+        if "error" in ev:
+            if kind == "tracelogging":
+                return "TraceLogging payload does not fit its schema"
+            if ev["name"] == "ManifestData":
+                return "manifest event is malformed"
+            return f"payload does not fit the metadata of {where}"
+        pid = self._uuids.get(self._raw(ev))
+        if pid is not None and pid in self._decoders:
+            return f"{where} is not in the provider's metadata"
+        return "no metadata for the provider"
+
+    def _raw(self, ev: dict[str, Any]) -> bytes:
+        return uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
+
+    # ------------------------------------------------------------------ text
+
+    def _guid(self, raw: bytes) -> str | None:
+        if not raw or raw == ZERO_GUID:
+            return None
+        text = self._guid_text.get(raw)
+        if text is None:
+            text = str(uuid.UUID(bytes_le=raw))
+            if len(self._guid_text) < 65536:
+                self._guid_text[raw] = text
+        return text
+
+    def timestamp(self, filetime: int | None) -> str | None:
+        """RFC 3339 in UTC with the full 100 ns precision (7 fraction digits)."""
+        if filetime is None or filetime < 0:
+            return None
+        seconds, frac = divmod(filetime, 10_000_000)
+        days, rest = divmod(seconds, 86400)
+        date = self._days.get(days)
+        if date is None:
+            try:
+                date = dt.date.fromordinal(_EPOCH + days).isoformat()
+            except (ValueError, OverflowError):
+                return None
+            self._days[days] = date
+        h, rest = divmod(rest, 3600)
+        m, s = divmod(rest, 60)
+        return f"{date}T{h:02d}:{m:02d}:{s:02d}.{frac:07d}Z"
