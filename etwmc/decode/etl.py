@@ -158,6 +158,12 @@ class EtlReader:
         f.seek(0)
         if self.size < BUFFER_HEADER:
             raise TraceError(0, f"the file holds {self.size} bytes, less than one buffer header")
+        head = f.read(BUFFER_HEADER)
+        f.seek(0)
+        # ETW writes the header buffer plain; the library would decompress it without a
+        # limit, so a compressed one is refused before the library sees it.
+        if _FLAGS.unpack_from(head, 0x34)[0] & COMPRESSED:
+            raise TraceError(0x34, "the file's header buffer claims to be compressed")
         self.info = read_info(f)
         self.position = 0
         self.buffers = 0

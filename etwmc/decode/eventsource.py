@@ -29,6 +29,7 @@ MANIFEST_OPCODE = 254
 MAGIC = 0x5B
 FORMAT_XML = 1
 MAX_MANIFEST = 16 << 20  # no EventSource writes more; bounds what one provider can hold
+MAX_PENDING = 64 << 20  # chunks held for all providers together
 
 _ENVELOPE = struct.Struct("<BBBBHH")
 
@@ -86,21 +87,33 @@ class ManifestCollector:
     def __init__(self) -> None:
         self._parts: dict[bytes, tuple[int, dict[int, bytes], int]] = {}
         self._seen: set[tuple[bytes, bytes]] = set()
+        self._held = 0  # bytes of chunks held, all providers
+
+    def _drop(self, provider: bytes) -> None:
+        parts = self._parts.pop(provider, None)
+        if parts is not None:
+            self._held -= parts[2]
 
     def add(self, provider: bytes, env: Envelope) -> bytes | None:
         total, chunks, size = self._parts.get(provider, (env.total, {}, 0))
         if env.number == 0 or total != env.total:
+            self._drop(provider)
             total, chunks, size = env.total, {}, 0
         if env.number not in chunks:
-            size += len(env.chunk)
-            if size > MAX_MANIFEST:
-                self._parts.pop(provider, None)
+            if size + len(env.chunk) > MAX_MANIFEST:
+                self._drop(provider)
                 raise EnvelopeError(f"the manifest grows beyond {MAX_MANIFEST} bytes")
+            if self._held + len(env.chunk) > MAX_PENDING:
+                self._parts.clear()
+                self._held = 0
+                raise EnvelopeError(f"unfinished manifests hold more than {MAX_PENDING} bytes")
+            size += len(env.chunk)
+            self._held += len(env.chunk)
             chunks[env.number] = env.chunk
         if len(chunks) < total:
             self._parts[provider] = (total, chunks, size)
             return None
-        self._parts.pop(provider, None)
+        self._drop(provider)
         xml = b"".join(chunks[i] for i in range(total))
         key = (provider, hashlib.sha256(xml).digest())
         if key in self._seen:

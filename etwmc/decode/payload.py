@@ -107,6 +107,10 @@ class Decoder:
     def has_event(self, provider_id: uuid.UUID, event_id: int, version: int) -> bool:
         return (provider_id, event_id, version) in self._events
 
+    def event_of(self, provider_id: uuid.UUID, event_id: int, version: int) -> Event | None:
+        found = self._events.get((provider_id, event_id, version))
+        return found[1] if found else None
+
     def decode(
         self,
         provider_id: uuid.UUID,

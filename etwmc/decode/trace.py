@@ -25,7 +25,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Span, diag
 from ..guid import provider_guid
-from ..model import Manifest
+from ..model import Event, Manifest
 from .codes import W_INBAND_MANIFEST
 from .etl import Record
 from .eventsource import (
@@ -42,6 +42,10 @@ KINDS = ("manifest", "eventsource", "tracelogging", "classic")
 ZERO_GUID = bytes(16)
 _EPOCH = dt.date(1601, 1, 1).toordinal()
 MAX_SCHEMAS = 4096  # TraceLogging schemas kept parsed; more are parsed again
+MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted again
+MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
+MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
+OTHERS = "(other providers)"
 
 
 @dataclass(slots=True)
@@ -55,10 +59,11 @@ class ProviderCount:
     reasons: Counter[str] = field(default_factory=Counter)
 
 
-def _task_opcode(task: str | None, opcode: str | None) -> str | None:
-    """An unnamed event's name as consumers show it: its task and opcode (EventSource
-    manifests name events only this way)."""
-    parts = [x.split(":")[-1] for x in (task, opcode) if x and x not in ("win:Info", "win:None")]
+def _task_opcode(event: Event) -> str | None:
+    """An unnamed event's name as decoders show it: its task's and opcode's names
+    (EventSource manifests name events only this way; a TEMP.BIN keeps no symbol)."""
+    names = [x.name for x in (event.task, event.opcode) if x is not None]
+    parts = [n.split(":")[-1] for n in names if n not in ("win:Info", "win:None")]
     return "".join(parts) or None
 
 
@@ -82,6 +87,7 @@ class TraceDecoder:
         for m in manifests:
             self._add(m, eventsource=False)
         self._collector = ManifestCollector()
+        self._inband = 0
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}
         self._provider_text: dict[bytes, str | None] = {}
         self._guid_text: dict[bytes, str] = {}
@@ -134,7 +140,7 @@ class TraceDecoder:
             guid = self._provider_text[raw]
         else:
             guid = str(uuid.UUID(bytes_le=raw)) if len(raw) == 16 else None
-            if len(self._provider_text) < 65536:
+            if len(self._provider_text) < MAX_CACHED:
                 self._provider_text[raw] = guid
         ev: dict[str, Any] = {
             "provider": guid,
@@ -207,6 +213,17 @@ class TraceDecoder:
             return
         if xml is None:
             return
+        self._inband += 1
+        if self._inband > MAX_INBAND:
+            if self._inband == MAX_INBAND + 1:
+                self.diagnostics.append(
+                    diag(
+                        W_INBAND_MANIFEST,
+                        Span(self.label),
+                        f"more than {MAX_INBAND} in-band manifests; the rest are ignored",
+                    )
+                )
+            return
         label = f"{self.label}: in-band manifest of provider {ev['provider']}"
         manifest, diags = load_manifest_bytes(xml, label)
         if manifest is None:
@@ -229,16 +246,19 @@ class TraceDecoder:
         ev["kind"] = "eventsource" if raw in self._eventsource else "manifest"
         pid = self._uuids.get(raw)
         if pid is None:
-            pid = self._uuids[raw] = uuid.UUID(bytes_le=raw)
+            pid = uuid.UUID(bytes_le=raw)
+            if len(self._uuids) < MAX_CACHED:
+                self._uuids[raw] = pid
         dec = self._decoders.get(pid)
-        if dec is None or not dec.has_event(pid, rec.id, rec.version):
+        event = dec.event_of(pid, rec.id, rec.version) if dec is not None else None
+        if dec is None or event is None:
             return
+        ev["name"] = event.name or _task_opcode(event) or event.symbol
         try:
             d = dec.decode(pid, rec.id, rec.version, rec.data, pointer_size=rec.pointer_size)
         except DecodeError as e:
             ev["error"] = str(e)
             return
-        ev["name"] = d.name or _task_opcode(d.task, d.opcode)
         if d.extra:
             ev["error"] = (
                 f"{len(d.extra)} bytes left after the last field of event {rec.id} v{rec.version}"
@@ -254,7 +274,11 @@ class TraceDecoder:
         key = ev["provider"] or "(none)"
         c = self.counts.get(key)
         if c is None:
-            c = self.counts[key] = ProviderCount()
+            if len(self.counts) >= MAX_PROVIDERS:
+                key = OTHERS
+                c = self.counts.get(key)
+            if c is None:
+                c = self.counts[key] = ProviderCount()
         c.events += 1
         c.kinds[ev["kind"]] += 1
         if ev["provider_name"]:
@@ -293,7 +317,7 @@ class TraceDecoder:
         text = self._guid_text.get(raw)
         if text is None:
             text = str(uuid.UUID(bytes_le=raw))
-            if len(self._guid_text) < 65536:
+            if len(self._guid_text) < MAX_CACHED:
                 self._guid_text[raw] = text
         return text
 
@@ -309,7 +333,8 @@ class TraceDecoder:
                 date = dt.date.fromordinal(_EPOCH + days).isoformat()
             except (ValueError, OverflowError):
                 return None
-            self._days[days] = date
+            if len(self._days) < MAX_CACHED:
+                self._days[days] = date
         h, rest = divmod(rest, 3600)
         m, s = divmod(rest, 60)
         return f"{date}T{h:02d}:{m:02d}:{s:02d}.{frac:07d}Z"
