@@ -267,3 +267,19 @@ def test_summary_lists_reasons() -> None:
     list(dec.events([record(3, 0, b""), record(3, 0, b"", classic=True)]))
     text = summary_text(dec.counts)
     assert "no metadata for the provider" in text and text.rstrip().endswith("total")
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {},
+        {"decoded": True, "fields": {"q": 'a "quoted"\\ tab\t', "n": [1, -2], "é": None}},
+        {"error": "x \u2028 y", "name": 'we"ird', "provider_name": "Prov\u00e9"},
+        {"message": "line\nbreak", "pid": None, "activity_id": None},
+        {"unknown": 1},  # a key the fast writer does not know: the generic encoder writes it
+    ],
+)
+def test_event_json_equals_the_standard_encoder(extra: dict[str, Any]) -> None:
+    ev = next(TraceDecoder().events([record(9, 1, b"")]))
+    ev.update(extra)
+    assert event_json(ev) == json.dumps(ev, ensure_ascii=False, separators=(",", ":"))

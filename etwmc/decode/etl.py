@@ -226,14 +226,16 @@ class EtlReader:
             if flags & 0xC0 == 0xC0:
                 if kind in (EVENT_HEADER_32, EVENT_HEADER_64):
                     size = marker & 0xFFFF
-                    _check(size, 0x50, pos, end, at)
+                    if size < 0x50 or pos + size > end:
+                        _check(size, 0x50, pos, end, at)
                     yield self._event(data, pos, size, at, 4 if kind == EVENT_HEADER_32 else 8)
                 elif kind in _SYSTEM_TYPES:
                     size = _FLAGS.unpack_from(data, pos + 4)[0] if pos + 6 <= end else 0
                     head = _SYSTEM_TYPES[kind] + 8 * ((marker >> 8) & 7)
                     if marker & 0x8000:
                         head += 8
-                    _check(size, head, pos, end, at)
+                    if size < head or pos + size > end:
+                        _check(size, head, pos, end, at)
                     yield self._system(data, pos, size, head, kind, at)
                 elif kind in _CLASSIC_TYPES:
                     size = marker & 0xFFFF
@@ -398,6 +400,7 @@ class EtlReader:
 
 
 def _check(size: int, head: int, pos: int, end: int, at: int) -> None:
+    """Raise the error of a record whose size does not fit (callers test first: hot loop)."""
     if size < head:
         raise TraceError(at, f"record size {size} is smaller than its {head}-byte header")
     if pos + size > end:

@@ -33,6 +33,7 @@ def decompress(src: bytes, limit: int) -> bytes:
     """Decompress ``src``; raise :class:`LzxpressError` on malformed data or when the
     output would grow beyond ``limit`` bytes."""
     out = bytearray()
+    have = 0  # len(out), kept by hand: this loop runs once per match
     n = len(src)
     pos = 0
     flags = 0
@@ -48,11 +49,14 @@ def decompress(src: bytes, limit: int) -> bytes:
         # The leading zero bits are literals: copy them in one slice.
         literals = count - (flags & ((1 << count) - 1)).bit_length()
         if literals:
-            end = min(pos + literals, n)
+            end = pos + literals
+            if end > n:
+                end = n
             out += src[pos:end]
+            have += end - pos
             count -= end - pos
             pos = end
-            if len(out) > limit:
+            if have > limit:
                 raise LzxpressError(pos, f"the output grows beyond {limit} bytes")
             if count == 0 or pos >= n:
                 continue
@@ -96,12 +100,12 @@ def decompress(src: bytes, limit: int) -> bytes:
                 length += 15
             length += 7
         length += 3
-        have = len(out)
         if distance > have:
             raise LzxpressError(pos, f"a match reaches {distance} bytes back, {have} exist")
-        if have + length > limit:
-            raise LzxpressError(pos, f"the output grows beyond {limit} bytes")
         start = have - distance
+        have += length
+        if have > limit:
+            raise LzxpressError(pos, f"the output grows beyond {limit} bytes")
         if distance >= length:
             out += out[start : start + length]
         else:  # overlapping: the last `distance` bytes repeat

@@ -104,13 +104,6 @@ class Decoder:
                 return p
         return None
 
-    def has_event(self, provider_id: uuid.UUID, event_id: int, version: int) -> bool:
-        return (provider_id, event_id, version) in self._events
-
-    def event_of(self, provider_id: uuid.UUID, event_id: int, version: int) -> Event | None:
-        found = self._events.get((provider_id, event_id, version))
-        return found[1] if found else None
-
     def decode(
         self,
         provider_id: uuid.UUID,
@@ -126,17 +119,7 @@ class Decoder:
                 f"no metadata for event {event_id} version {version} of provider {provider_id}"
             )
         p, e = found
-        label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
-        values: dict[str, Any] = {}
-        inserts: list[str] = []
-        extra = b""
-        if e.template is not None:
-            r = PayloadReader(user_data, label, pointer_size, self)
-            values, inserts = r.scope(e.template.items, p)
-            extra = user_data[r.pos :]
-        elif user_data:
-            extra = user_data
-        message = self.text(e.message)
+        values, message, used = self.payload(p, e, user_data, pointer_size)
         return DecodedEvent(
             provider=p.name,
             provider_id=p.guid,
@@ -148,10 +131,31 @@ class Decoder:
             opcode=e.opcode.name if e.opcode else None,
             keywords=tuple(k.name for k in e.keywords),
             channel=e.channel.name if e.channel else None,
-            message=format_message(message, inserts) if message is not None else None,
+            message=message,
             fields=values,
-            extra=extra,
+            extra=user_data[used:],
         )
+
+    def payload(
+        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
+    ) -> tuple[dict[str, Any], str | None, int]:
+        """An event's fields, its formatted message, and how many bytes they used."""
+        values: dict[str, Any] = {}
+        inserts: list[str] = []
+        used = 0
+        if e.template is not None:
+            label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
+            r = PayloadReader(user_data, label, pointer_size, self)
+            values, inserts = r.scope(e.template.items, p)
+            used = r.pos
+        text = self.text(e.message)
+        return values, format_message(text, inserts) if text is not None else None, used
+
+    def lookup(
+        self, provider_id: uuid.UUID, event_id: int, version: int
+    ) -> tuple[Provider, Event] | None:
+        """The provider and event with these numbers, if the manifest has them."""
+        return self._events.get((provider_id, event_id, version))
 
     def plan(self, items: Sequence[Field | Struct]) -> Sequence[Field | Struct | _Run]:
         """``items`` with each run of plain integers (no map, no special outType) merged

@@ -93,6 +93,8 @@ class TraceDecoder:
         self._guid_text: dict[bytes, str] = {}
         self._uuids: dict[bytes, uuid.UUID] = {}
         self._days: dict[int, str] = {}
+        self._second = -1
+        self._second_text = ""
         self._want_guids: set[str] = set()
         self._want_names: set[str] = set()
         for p in providers:
@@ -250,23 +252,25 @@ class TraceDecoder:
             if len(self._uuids) < MAX_CACHED:
                 self._uuids[raw] = pid
         dec = self._decoders.get(pid)
-        event = dec.event_of(pid, rec.id, rec.version) if dec is not None else None
-        if dec is None or event is None:
+        found = dec.lookup(pid, rec.id, rec.version) if dec is not None else None
+        if dec is None or found is None:
             return
+        provider, event = found
         ev["name"] = event.name or _task_opcode(event) or event.symbol
         try:
-            d = dec.decode(pid, rec.id, rec.version, rec.data, pointer_size=rec.pointer_size)
+            fields, message, used = dec.payload(provider, event, rec.data, rec.pointer_size)
         except DecodeError as e:
             ev["error"] = str(e)
             return
-        if d.extra:
+        if used != len(rec.data):
             ev["error"] = (
-                f"{len(d.extra)} bytes left after the last field of event {rec.id} v{rec.version}"
+                f"{len(rec.data) - used} bytes left after the last field of event {rec.id} "
+                f"v{rec.version}"
             )
             return
         ev["decoded"] = True
-        ev["fields"] = d.fields
-        ev["message"] = d.message
+        ev["fields"] = fields
+        ev["message"] = message
 
     # ------------------------------------------------------------------ counting
 
@@ -326,15 +330,18 @@ class TraceDecoder:
         if filetime is None or filetime < 0:
             return None
         seconds, frac = divmod(filetime, 10_000_000)
-        days, rest = divmod(seconds, 86400)
-        date = self._days.get(days)
-        if date is None:
-            try:
-                date = dt.date.fromordinal(_EPOCH + days).isoformat()
-            except (ValueError, OverflowError):
-                return None
-            if len(self._days) < MAX_CACHED:
-                self._days[days] = date
-        h, rest = divmod(rest, 3600)
-        m, s = divmod(rest, 60)
-        return f"{date}T{h:02d}:{m:02d}:{s:02d}.{frac:07d}Z"
+        if seconds != self._second:  # events come in time order: most share a second
+            days, rest = divmod(seconds, 86400)
+            date = self._days.get(days)
+            if date is None:
+                try:
+                    date = dt.date.fromordinal(_EPOCH + days).isoformat()
+                except (ValueError, OverflowError):
+                    return None
+                if len(self._days) < MAX_CACHED:
+                    self._days[days] = date
+            h, rest = divmod(rest, 3600)
+            m, s = divmod(rest, 60)
+            self._second = seconds
+            self._second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
+        return f"{self._second_text}{frac:07d}Z"
