@@ -201,6 +201,21 @@ def test_rundown_decodes_alike_from_the_manifest_and_its_compiled_temp_bin(
     assert not any("error" in e for e in rundown)
 
 
+def test_rundown_decodes_alike_from_a_resource_dll(tmp_path: Path) -> None:
+    from etwmc.pe import resource_dll
+
+    name = "perfview_gcrundownevents_PerfViewData.clrRundown.etl"
+    man = trace("Win10-17134_Microsoft-Windows-DotNETRuntimeRundown.xml")
+    model, _ = load_manifest(str(man))
+    assert model is not None
+    dll = tmp_path / "rundown.dll"
+    dll.write_bytes(resource_dll(model))
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    assert main(["decode", str(trace(name)), "--manifest", str(man), "-o", str(a)]) == 0
+    assert main(["decode", str(trace(name)), "--dll", str(dll), "-o", str(b)]) == 0
+    assert a.read_bytes() == b.read_bytes()
+
+
 def test_gc_events_that_do_not_fit_say_why() -> None:
     name = "perfview_gcevents_PerfViewData.etl"
     events = decode(name, "Win10-17134_Microsoft-Windows-DotNETRuntime.xml")
@@ -423,3 +438,22 @@ def test_eventsource_counts_of_the_x86_trace() -> None:
     names = {p.get("name") for p in _inband_manifests().values()}
     assert set(counts) == names
     assert all(decoded > 0 for _, decoded in counts.values())
+
+
+def test_progress_bar_only_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["decode", str(trace("perfview_primitive-types.etl"))]) == 0
+    out = capsys.readouterr().out
+    assert "\r[" in term.getvalue() and "events" in term.getvalue()
+    assert term.getvalue().endswith("\r")  # the bar is cleared at the end
+    assert "\r" not in out and len(out.splitlines()) == 7

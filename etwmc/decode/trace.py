@@ -45,6 +45,7 @@ MAX_SCHEMAS = 4096  # TraceLogging schemas kept parsed; more are parsed again
 MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted again
 MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
+MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
 OTHERS = "(other providers)"
 
 
@@ -290,7 +291,10 @@ class TraceDecoder:
         if ev["decoded"]:
             c.decoded += 1
             return
-        c.reasons[self._reason(ev)] += 1
+        reason = self._reason(ev)
+        if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
+            reason = "other reasons"
+        c.reasons[reason] += 1
         if "error" in ev:
             self.misfits += 1
 
