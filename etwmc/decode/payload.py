@@ -145,10 +145,12 @@ class Decoder:
         used = 0
         if e.template is not None:
             label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
-            r = PayloadReader(user_data, label, pointer_size, self)
+            text = self.text(e.message)
+            r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
             values, inserts = r.scope(e.template.items, p)
             used = r.pos
-        text = self.text(e.message)
+        else:
+            text = self.text(e.message)
         return values, format_message(text, inserts) if text is not None else None, used
 
     def lookup(
@@ -179,8 +181,16 @@ class PayloadReader:
     """Reads fields from one payload, front to back; ``pos`` is the next byte."""
 
     def __init__(
-        self, data: bytes, label: str, pointer_size: int, dec: Decoder | None = None
+        self,
+        data: bytes,
+        label: str,
+        pointer_size: int,
+        dec: Decoder | None = None,
+        *,
+        inserts: bool = True,
     ) -> None:
+        """``inserts=False``: the caller formats no message, so no insert text is made
+        for arrays and structs (the costly ones)."""
         if pointer_size not in (4, 8):
             raise DecodeError(f"{label}: pointer size must be 4 or 8, not {pointer_size}")
         self.data = data
@@ -188,6 +198,7 @@ class PayloadReader:
         self.label = label
         self.ptr = pointer_size
         self.dec = dec
+        self.want_inserts = inserts
 
     def fail(self, name: str, msg: str) -> DecodeError:
         return DecodeError(f"{self.label}: field '{name}': {msg}")
@@ -232,6 +243,13 @@ class PayloadReader:
         inserts: list[str],
         p: Provider,
     ) -> None:
+        if item.count is None and item.length is None and type(item) is Field:
+            value, shown, integer = self.one(item, None, p)  # the common case, first
+            if integer is not None:
+                raw[item.name] = integer
+            values[item.name] = value
+            inserts.append(shown)
+            return
         n = self.extent(item.count, raw, item.name, "count")
         if isinstance(item, Struct):
             if n is None:
@@ -239,7 +257,7 @@ class PayloadReader:
             else:
                 v = [self.scope(item.fields, p)[0] for _ in range(n)]
             values[item.name] = v
-            inserts.append(json.dumps(v, sort_keys=True))
+            inserts.append(json.dumps(v, sort_keys=True) if self.want_inserts else "")
             return
         length = self.extent(item.length, raw, item.name, "length")
         if n is None:
@@ -252,11 +270,11 @@ class PayloadReader:
             size, fmt = _INT_FORMATS[item.in_type.code]  # type: ignore[union-attr]
             numbers = struct.unpack(f"<{n}{fmt[1]}", self.take(n * size, item.name))
             values[item.name] = list(numbers)
-            inserts.append(", ".join(map(str, numbers)))
+            inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
         else:
             triples = [self.one(item, length, p) for _ in range(n)]
             values[item.name] = [t[0] for t in triples]
-            inserts.append(", ".join(t[1] for t in triples))
+            inserts.append(", ".join(t[1] for t in triples) if self.want_inserts else "")
 
     def extent(
         self, ext: int | str | None, raw: Mapping[str, int], name: str, what: str
@@ -278,10 +296,13 @@ class PayloadReader:
     def one(self, f: Field, length: int | None, p: Provider | None) -> tuple[Any, str, int | None]:
         """One value: (JSON value, insert text, integer value or None)."""
         it = f.in_type.code if f.in_type else -1
+        name = f.name
+        if it == 1 and length is None:  # the most common type after integers
+            s = self.utf16(name, None)
+            return s, s, None
         out = (f.out_type.qname if f.out_type else None) or (
             f.in_type.default_out if f.in_type else None
         )
-        name = f.name
         if it in _INT_FORMATS:
             size, fmt = _INT_FORMATS[it]
             raw_bytes = self.take(size, name)
