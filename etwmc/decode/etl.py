@@ -169,7 +169,7 @@ class EtlReader:
         self.buffers = 0
         self._base = self.info.base
         self._frequency = self.info.frequency
-        self._guids: dict[tuple[int, int], bytes] = {}
+        self._guids: dict[int, bytes] = {}  # by hook id (group, opcode): 65,536 at most
 
     def _time(self, ticks: int) -> int:
         return self._base + ticks * 10_000_000 // self._frequency
@@ -305,10 +305,10 @@ class EtlReader:
             tid = pid = None
         else:
             version, _, _, opcode, group, tid, pid, t = _SYSTEM.unpack_from(data, pos)
-        guid = self._guids.get((group, opcode))
+        guid = self._guids.get(group << 8 | opcode)
         if guid is None:
             guid = lookup_guid(group, opcode).bytes_le
-            self._guids[(group, opcode)] = guid
+            self._guids[group << 8 | opcode] = guid
         ptr = 8 if kind in (0x02, 0x04, 0x11) else 4
         return Record(
             at,
@@ -321,7 +321,7 @@ class EtlReader:
             opcode,
             0,
             0,
-            self._time(t),
+            self._base + t * 10_000_000 // self._frequency,
             pid,
             tid,
             _NO_GUID,
@@ -346,7 +346,7 @@ class EtlReader:
             opcode,
             0,
             0,
-            self._time(t),
+            self._base + t * 10_000_000 // self._frequency,
             pid,
             tid,
             _NO_GUID,

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, Span, diag
 from ..guid import provider_guid
-from ..model import Event, Manifest
+from ..model import Event, Manifest, Provider
 from .codes import W_INBAND_MANIFEST
 from .etl import Record
 from .eventsource import (
@@ -58,6 +58,9 @@ class ProviderCount:
     events: int = 0
     decoded: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
+
+
+_EventMeta = tuple[Decoder, Provider, Event, str | None]
 
 
 def _task_opcode(event: Event) -> str | None:
@@ -93,6 +96,7 @@ class TraceDecoder:
         self._provider_text: dict[bytes, str | None] = {}
         self._guid_text: dict[bytes, str] = {}
         self._uuids: dict[bytes, uuid.UUID] = {}
+        self._events: dict[tuple[bytes, int, int], _EventMeta | None] = {}
         self._days: dict[int, str] = {}
         self._second = -1
         self._second_text = ""
@@ -234,6 +238,7 @@ class TraceDecoder:
             self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {first}"))
             return
         added = self._add(manifest, eventsource=True)
+        self._events.clear()  # events looked up before this manifest may be in it
         if rec.provider not in added:
             self.diagnostics.append(
                 diag(
@@ -247,17 +252,17 @@ class TraceDecoder:
     def _with_metadata(self, rec: Record, ev: dict[str, Any]) -> None:
         raw = rec.provider
         ev["kind"] = "eventsource" if raw in self._eventsource else "manifest"
-        pid = self._uuids.get(raw)
-        if pid is None:
-            pid = uuid.UUID(bytes_le=raw)
-            if len(self._uuids) < MAX_CACHED:
-                self._uuids[raw] = pid
-        dec = self._decoders.get(pid)
-        found = dec.lookup(pid, rec.id, rec.version) if dec is not None else None
-        if dec is None or found is None:
+        key = (raw, rec.id, rec.version)
+        if key in self._events:
+            meta = self._events[key]
+        else:
+            meta = self._lookup(raw, rec.id, rec.version)
+            if len(self._events) < MAX_CACHED:
+                self._events[key] = meta
+        if meta is None:
             return
-        provider, event = found
-        ev["name"] = event.name or _task_opcode(event) or event.symbol
+        dec, provider, event, name = meta
+        ev["name"] = name
         try:
             fields, message, used = dec.payload(provider, event, rec.data, rec.pointer_size)
         except DecodeError as e:
@@ -272,6 +277,19 @@ class TraceDecoder:
         ev["decoded"] = True
         ev["fields"] = fields
         ev["message"] = message
+
+    def _lookup(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
+        pid = self._uuids.get(raw)
+        if pid is None:
+            pid = uuid.UUID(bytes_le=raw)
+            if len(self._uuids) < MAX_CACHED:
+                self._uuids[raw] = pid
+        dec = self._decoders.get(pid)
+        found = dec.lookup(pid, event_id, version) if dec is not None else None
+        if dec is None or found is None:
+            return None
+        provider, event = found
+        return dec, provider, event, event.name or _task_opcode(event) or event.symbol
 
     # ------------------------------------------------------------------ counting
 
