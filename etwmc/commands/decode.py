@@ -28,6 +28,7 @@ from ..decode.trace import TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
 from ..model import Manifest
 from ..runtime.eventfile import MAGIC, EventFileError, read_events
+from ..validate import check_file
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -267,8 +268,6 @@ def _run_event_file(args: argparse.Namespace) -> int:
 
 def _event_file_metadata(args: argparse.Namespace) -> Manifest | None:
     if args.manifest:
-        from ..validate import check_file
-
         checked = check_file(args.manifest[0])
         if not checked.ok or checked.manifest is None:
             sys.stderr.write(render_text(checked.diagnostics))
