@@ -167,6 +167,23 @@ def test_unusable_inband_manifest_is_a_warning() -> None:
     assert not bad[0]["decoded"] and "magic" in bad[0]["error"]
 
 
+def test_inband_manifests_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import etwmc.decode.trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_INBAND", 1)
+    other = MANIFEST.replace(str(GUID).encode(), b"11111111-2222-3333-4444-555555555555")
+    dec = TraceDecoder(label="t.etl")
+    recs = [
+        record(0xFFFE, 254, envelope(1, 0, MANIFEST)),
+        record(0xFFFE, 254, envelope(1, 0, other)),
+        record(0xFFFE, 254, envelope(1, 0, other)),
+    ]
+    events = list(dec.events(recs))
+    assert all(e["decoded"] for e in events)
+    (d,) = dec.diagnostics
+    assert d.code == "ETW804" and "after 1 in-band manifests" in d.message
+
+
 def test_provider_filter_by_eventsource_name() -> None:
     from etwmc.guid import provider_guid
 

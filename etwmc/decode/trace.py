@@ -41,7 +41,7 @@ from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
 KINDS = ("manifest", "eventsource", "tracelogging", "classic")
 ZERO_GUID = bytes(16)
 _EPOCH = dt.date(1601, 1, 1).toordinal()
-MAX_SCHEMAS = 4096  # TraceLogging schemas kept parsed; more are parsed again
+MAX_SCHEMA_BYTES = 4 << 20  # TraceLogging schemas kept parsed; more are parsed again
 MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted again
 MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
@@ -93,6 +93,7 @@ class TraceDecoder:
         self._collector = ManifestCollector()
         self._inband = 0
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}
+        self._schema_bytes = 0
         self._provider_text: dict[bytes, str | None] = {}
         self._guid_text: dict[bytes, str] = {}
         self._uuids: dict[bytes, uuid.UUID] = {}
@@ -183,7 +184,8 @@ class TraceDecoder:
         if rec.traits and ev["provider_name"] is None:
             name = provider_name(rec.traits)
             if name:
-                self._names[rec.provider] = name
+                if len(self._names) < MAX_CACHED:
+                    self._names[rec.provider] = name
                 ev["provider_name"] = name
         schema = self._schemas.get(rec.schema)
         if schema is None:
@@ -191,8 +193,9 @@ class TraceDecoder:
                 schema = parse_event(rec.schema)
             except DecodeError as e:
                 schema = e
-            if len(self._schemas) < MAX_SCHEMAS:
+            if self._schema_bytes + len(rec.schema) <= MAX_SCHEMA_BYTES:
                 self._schemas[rec.schema] = schema
+                self._schema_bytes += len(rec.schema)
         if isinstance(schema, DecodeError):
             ev["error"] = str(schema)
             return
@@ -210,28 +213,32 @@ class TraceDecoder:
         ev["name"] = "ManifestData"
         try:
             env = parse_envelope(rec.data)
-            ev["decoded"] = True
-            ev["fields"] = env.fields()
-            xml = self._collector.add(rec.provider, env)
         except EnvelopeError as e:
-            ev["decoded"] = False
-            ev.pop("fields", None)
             ev["error"] = f"manifest event: {e}"
             return
-        if xml is None:
-            return
-        self._inband += 1
-        if self._inband > MAX_INBAND:
-            if self._inband == MAX_INBAND + 1:
+        ev["decoded"] = True
+        ev["fields"] = env.fields()
+        if self._inband >= MAX_INBAND:
+            if self._inband == MAX_INBAND:
+                self._inband += 1
                 self.diagnostics.append(
                     diag(
                         W_INBAND_MANIFEST,
                         Span(self.label),
-                        f"more than {MAX_INBAND} in-band manifests; the rest are ignored",
+                        f"after {MAX_INBAND} in-band manifests, later manifest events are not read",
                     )
                 )
             return
         label = f"{self.label}: in-band manifest of provider {ev['provider']}"
+        try:
+            xml = self._collector.add(rec.provider, env)
+        except EnvelopeError as e:
+            self._inband += 1
+            self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {e}"))
+            return
+        if xml is None:
+            return
+        self._inband += 1
         manifest, diags = load_manifest_bytes(xml, label)
         if manifest is None:
             first = diags[0].message if diags else "unreadable"
