@@ -227,7 +227,10 @@ class PayloadReader:
                     self.pos = end
                     for name, v in zip(step.names, numbers, strict=True):
                         values[name] = raw[name] = v
-                        inserts.append(str(v))
+                    if self.want_inserts:
+                        inserts.extend(map(str, numbers))
+                    else:
+                        inserts.extend([""] * len(numbers))
                     continue
                 for f in step.fields:  # cut short: field by field, for the error
                     self.item(f, values, raw, inserts, p)
