@@ -108,7 +108,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         except OSError as e:
             if bar:
                 bar.clear()
-            print(f"etwmc: cannot write {e.filename or args.output}: {e.strerror}", file=sys.stderr)
+            where = e.filename or args.output or "the output"
+            print(f"etwmc: cannot write {where}: {e.strerror or e}", file=sys.stderr)
             return EXIT_ERRORS
     if bar:
         bar.clear()
@@ -158,6 +159,8 @@ class _Records:
                 yield rec
         except TraceError as e:
             self.error = e
+        except OSError as e:  # the file could be read when opened, not now
+            self.error = TraceError(self.reader.position, f"read error: {e.strerror or e}")
 
 
 class _Progress:
