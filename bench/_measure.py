@@ -25,3 +25,13 @@ def best_of(cmd: list[str], repeat: int, cwd: Path | None = None) -> tuple[float
     """Best wall time and the largest peak memory over ``repeat`` runs."""
     runs = [run_measured(cmd, cwd) for _ in range(repeat)]
     return min(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def run_cpu(cmd: list[str], cwd: Path | None = None) -> tuple[float, float, int]:
+    """Run ``cmd``; return (CPU seconds (user + system), peak resident MiB, exit status).
+
+    CPU time, unlike wall time, does not grow when other work shares the machine."""
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, proc.returncode

@@ -13,6 +13,7 @@ import importlib
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from . import __version__
 
@@ -23,6 +24,7 @@ EXIT_USAGE = 2
 REPORT_URL = "https://github.com/etwmc/etwmc/issues"
 
 FORMATS = ("text", "json", "sarif", "github")
+DECODE_FORMATS = ("jsonl", "json", "text")
 
 
 def _add_lint(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -111,16 +113,66 @@ def _add_decompile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     p.set_defaults(_run="etwmc.wevt.decompile:run")
 
 
+class _WevtAction(argparse.Action):
+    """``decode --wevt``: the ``--messages`` given after it (or before the first) are its
+    message tables."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        groups = [list(g) for g in ns.wevt_messages or []]
+        groups.append([] if ns.wevt else list(ns.messages or []))
+        ns.wevt = [*(ns.wevt or []), value]
+        ns.wevt_messages = groups
+
+
+class _MessagesAction(argparse.Action):
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        ns.messages = [*(ns.messages or []), value]
+        if ns.wevt:
+            ns.wevt_messages = [*ns.wevt_messages[:-1], [*ns.wevt_messages[-1], value]]
+
+
 def _add_decode(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("decode", help="decode event payloads with manifest or binary metadata")
-    p.add_argument("input", help="an event file written by an in-process session")
-    p.add_argument("--manifest", metavar="MAN", help="metadata from a manifest")
-    p.add_argument("--wevt", metavar="TEMP.BIN", help="metadata from a WEVT_TEMPLATE blob")
-    p.add_argument(
-        "--messages", action="append", default=[], metavar="MSG.bin", help="message table(s)"
+    p = sub.add_parser(
+        "decode",
+        help="decode an .etl trace (or an etwmc event file) into events",
+        description="Decode the events of an .etl trace: manifest-based events with the "
+        "metadata given, EventSource events with the manifests they carry in the trace, "
+        "TraceLogging events with the schemas they carry; classic events pass through.  "
+        "Writes JSON Lines by default.  An event file written by etwmc's runtime decodes "
+        "with one --manifest or --wevt to a JSON array.",
     )
-    p.add_argument("-o", "--output", metavar="FILE", help="write JSON here (default: stdout)")
-    p.set_defaults(_run="etwmc.decode:run")
+    p.add_argument("input", help="an .etl trace, or an event file written by etwmc's runtime")
+    p.add_argument(
+        "--manifest", action="append", default=[], metavar="MAN", help="metadata from a manifest"
+    )
+    p.add_argument(
+        "--wevt",
+        action=_WevtAction,
+        metavar="TEMP.BIN",
+        help="metadata from a WEVT_TEMPLATE blob; the --messages after it are its tables",
+    )
+    p.add_argument("--messages", action=_MessagesAction, metavar="MSG.bin", help="a message table")
+    p.add_argument(
+        "--dll", action="append", default=[], metavar="PROVIDER.dll", help="a provider's DLL"
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="GUID|NAME",
+        help="only the events of this provider (repeatable)",
+    )
+    p.add_argument(
+        "--format", choices=DECODE_FORMATS, default="jsonl", help="event format (default: jsonl)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write the events here, not stdout")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="print events seen and decoded per provider and why the rest were not "
+        "(on stdout, instead of the events unless -o is given)",
+    )
+    p.set_defaults(_run="etwmc.commands.decode:run", wevt=None, messages=None, wevt_messages=None)
 
 
 def _add_diff(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -173,7 +225,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return EXIT_USAGE
     except ModuleNotFoundError as e:
-        if e.name in ("lxml", "jinja2", "black", "xmlschema"):
+        if e.name in ("lxml", "jinja2", "black", "xmlschema") or (e.name or "").startswith(
+            "dissect"
+        ):
             print(
                 f"etwmc: the compiler needs {e.name}, which is not installed; "
                 "install the compiler with: pip install 'etwmc[compiler]'",

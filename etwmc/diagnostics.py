@@ -14,7 +14,8 @@ ETW4xx  semantics: references
 ETW5xx  semantics: templates, messages, providers
 ETW6xx  code generation and outputs
 ETW7xx  compatibility (``etwmc diff``)
-ETW8xx  decompiling: what a blob holds that a manifest cannot give back
+ETW80x  decompiling: what a blob holds that a manifest cannot give back
+ETW85x  decoding traces (``etwmc decode``)
 ETW9xx  internal
 ======  =====================================================
 """

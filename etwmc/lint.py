@@ -110,6 +110,7 @@ CODE_MODULES = (
     "etwmc.wevt",
     "etwmc.wevt.fidelity",
     "etwmc.diff",
+    "etwmc.decode.codes",
 )
 
 

@@ -1,4 +1,4 @@
-"""Decode event payloads with manifest metadata, the way TDH does, and ``etwmc decode``.
+"""Decode event payloads with manifest metadata, the way TDH does.
 
 A :class:`Decoder` indexes a :class:`~etwmc.model.Manifest` (lowered from a manifest
 file, or read from a WEVT_TEMPLATE blob) by (provider GUID, event id, version) and turns
@@ -26,21 +26,19 @@ a line break, ``%t`` a tab, ``%r`` CR, ``%b`` a space, ``%0`` ends the message, 
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import ipaddress
 import json
 import math
 import struct
-import sys
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import winmeta as wm
-from .model import Event, Field, Manifest, Map, Provider, Struct, Template
-from .msgformat import Stop, table_text, tokens
+from .. import winmeta as wm
+from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
+from ..msgformat import Stop, table_text, tokens
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 
@@ -89,6 +87,7 @@ class Decoder:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
+        self._plans: dict[int, tuple[Sequence[Field | Struct], list[Field | Struct | _Run]]] = {}
         for p in manifest.providers:
             for e in p.events:
                 self._events.setdefault((p.guid, e.value, e.version), (p, e))
@@ -99,6 +98,13 @@ class Decoder:
         """A string as Windows reads it from the message table: line feeds as CR LF."""
         text = self.manifest.text(string_id)
         return table_text(text) if text is not None else None
+
+    def provider(self, provider_id: uuid.UUID) -> Provider | None:
+        """The provider with this GUID (or control GUID), if the manifest has it."""
+        for p in self.manifest.providers:
+            if provider_id in (p.guid, p.control_guid):
+                return p
+        return None
 
     def decode(
         self,
@@ -115,17 +121,7 @@ class Decoder:
                 f"no metadata for event {event_id} version {version} of provider {provider_id}"
             )
         p, e = found
-        label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
-        values: dict[str, Any] = {}
-        inserts: list[str] = []
-        extra = b""
-        if e.template is not None:
-            r = _Reader(user_data, label, pointer_size, self)
-            values, inserts = r.scope(e.template.items, p)
-            extra = user_data[r.pos :]
-        elif user_data:
-            extra = user_data
-        message = self.text(e.message)
+        values, message, used = self.payload(p, e, user_data, pointer_size)
         return DecodedEvent(
             provider=p.name,
             provider_id=p.guid,
@@ -137,10 +133,43 @@ class Decoder:
             opcode=e.opcode.name if e.opcode else None,
             keywords=tuple(k.name for k in e.keywords),
             channel=e.channel.name if e.channel else None,
-            message=format_message(message, inserts) if message is not None else None,
+            message=message,
             fields=values,
-            extra=extra,
+            extra=user_data[used:],
         )
+
+    def payload(
+        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
+    ) -> tuple[dict[str, Any], str | None, int]:
+        """An event's fields, its formatted message, and how many bytes they used."""
+        values: dict[str, Any] = {}
+        inserts: list[str] = []
+        used = 0
+        if e.template is not None:
+            label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
+            text = self.text(e.message)
+            r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
+            values, inserts = r.scope(e.template.items, p)
+            used = r.pos
+        else:
+            text = self.text(e.message)
+        return values, format_message(text, inserts) if text is not None else None, used
+
+    def lookup(
+        self, provider_id: uuid.UUID, event_id: int, version: int
+    ) -> tuple[Provider, Event] | None:
+        """The provider and event with these numbers, if the manifest has them."""
+        return self._events.get((provider_id, event_id, version))
+
+    def plan(self, items: Sequence[Field | Struct]) -> Sequence[Field | Struct | _Run]:
+        """``items`` with each run of plain integers (no map, no special outType) merged
+        into one ``struct`` read: the common case, read in one call instead of one per
+        field.  Cached per template (model nodes live as long as the decoder)."""
+        found = self._plans.get(id(items))
+        if found is None or found[0] is not items:
+            found = (items, _plan(items))
+            self._plans[id(items)] = found
+        return found[1]
 
     def template_of(self, provider_id: uuid.UUID, event_id: int, version: int) -> Template | None:
         found = self._events.get((provider_id, event_id, version))
@@ -150,8 +179,20 @@ class Decoder:
 # --------------------------------------------------------------------------- payload
 
 
-class _Reader:
-    def __init__(self, data: bytes, label: str, pointer_size: int, dec: Decoder) -> None:
+class PayloadReader:
+    """Reads fields from one payload, front to back; ``pos`` is the next byte."""
+
+    def __init__(
+        self,
+        data: bytes,
+        label: str,
+        pointer_size: int,
+        dec: Decoder | None = None,
+        *,
+        inserts: bool = True,
+    ) -> None:
+        """``inserts=False``: the caller formats no message, so no insert text is made
+        for arrays and structs (the costly ones)."""
         if pointer_size not in (4, 8):
             raise DecodeError(f"{label}: pointer size must be 4 or 8, not {pointer_size}")
         self.data = data
@@ -159,6 +200,7 @@ class _Reader:
         self.label = label
         self.ptr = pointer_size
         self.dec = dec
+        self.want_inserts = inserts
 
     def fail(self, name: str, msg: str) -> DecodeError:
         return DecodeError(f"{self.label}: field '{name}': {msg}")
@@ -178,28 +220,66 @@ class _Reader:
         values: dict[str, Any] = {}
         raw: dict[str, int] = {}  # integer values, for count/length references
         inserts: list[str] = []
-        for item in items:
-            n = self.extent(item.count, raw, item.name, "count")
-            if isinstance(item, Struct):
-                if n is None:
-                    v: Any = self.scope(item.fields, p)[0]
-                else:
-                    v = [self.scope(item.fields, p)[0] for _ in range(n)]
-                values[item.name] = v
-                inserts.append(json.dumps(v, sort_keys=True))
-                continue
-            length = self.extent(item.length, raw, item.name, "length")
-            if n is None:
-                value, shown, integer = self.one(item, length, p)
-                if integer is not None:
-                    raw[item.name] = integer
-                values[item.name] = value
-                inserts.append(shown)
+        steps = self.dec.plan(items) if self.dec is not None else items
+        for step in steps:
+            if type(step) is _Run:
+                end = self.pos + step.size
+                if end <= len(self.data):
+                    numbers = step.format.unpack_from(self.data, self.pos)
+                    self.pos = end
+                    for name, v in zip(step.names, numbers, strict=True):
+                        values[name] = raw[name] = v
+                    if self.want_inserts:
+                        inserts.extend(map(str, numbers))
+                    else:
+                        inserts.extend([""] * len(numbers))
+                    continue
+                for f in step.fields:  # cut short: field by field, for the error
+                    self.item(f, values, raw, inserts, p)
             else:
-                triples = [self.one(item, length, p) for _ in range(n)]
-                values[item.name] = [t[0] for t in triples]
-                inserts.append(", ".join(t[1] for t in triples))
+                self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
+
+    def item(
+        self,
+        item: Field | Struct,
+        values: dict[str, Any],
+        raw: dict[str, int],
+        inserts: list[str],
+        p: Provider,
+    ) -> None:
+        if item.count is None and item.length is None and type(item) is Field:
+            value, shown, integer = self.one(item, None, p)  # the common case, first
+            if integer is not None:
+                raw[item.name] = integer
+            values[item.name] = value
+            inserts.append(shown)
+            return
+        n = self.extent(item.count, raw, item.name, "count")
+        if isinstance(item, Struct):
+            if n is None:
+                v: Any = self.scope(item.fields, p)[0]
+            else:
+                v = [self.scope(item.fields, p)[0] for _ in range(n)]
+            values[item.name] = v
+            inserts.append(json.dumps(v, sort_keys=True) if self.want_inserts else "")
+            return
+        length = self.extent(item.length, raw, item.name, "length")
+        if n is None:
+            value, shown, integer = self.one(item, length, p)
+            if integer is not None:
+                raw[item.name] = integer
+            values[item.name] = value
+            inserts.append(shown)
+        elif length is None and _plain(item, counted=True):
+            size, fmt = _INT_FORMATS[item.in_type.code]  # type: ignore[union-attr]
+            numbers = struct.unpack(f"<{n}{fmt[1]}", self.take(n * size, item.name))
+            values[item.name] = list(numbers)
+            inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
+        else:
+            triples = [self.one(item, length, p) for _ in range(n)]
+            values[item.name] = [t[0] for t in triples]
+            inserts.append(", ".join(t[1] for t in triples) if self.want_inserts else "")
 
     def extent(
         self, ext: int | str | None, raw: Mapping[str, int], name: str, what: str
@@ -218,13 +298,16 @@ class _Reader:
             raise self.fail(name, f"{what} {n} is out of range")
         return n
 
-    def one(self, f: Field, length: int | None, p: Provider) -> tuple[Any, str, int | None]:
+    def one(self, f: Field, length: int | None, p: Provider | None) -> tuple[Any, str, int | None]:
         """One value: (JSON value, insert text, integer value or None)."""
         it = f.in_type.code if f.in_type else -1
+        name = f.name
+        if it == 1 and length is None:  # the most common type after integers
+            s = self.utf16(name, None)
+            return s, s, None
         out = (f.out_type.qname if f.out_type else None) or (
             f.in_type.default_out if f.in_type else None
         )
-        name = f.name
         if it in _INT_FORMATS:
             size, fmt = _INT_FORMATS[it]
             raw_bytes = self.take(size, name)
@@ -235,7 +318,7 @@ class _Reader:
                 ip = str(ipaddress.IPv4Address(raw_bytes))
                 return ip, ip, int.from_bytes(raw_bytes, "little")
             v = struct.unpack(fmt, raw_bytes)[0]
-            if f.map is not None:
+            if f.map is not None and p is not None:
                 mp = p.map_named(f.map)
                 if mp is not None:
                     mv = self.mapped(mp, v)
@@ -297,20 +380,23 @@ class _Reader:
             return s, s, None
         raise self.fail(name, f"cannot decode inType {f.in_type_text!r}")
 
+    def _text(self, string_id: str | None) -> str | None:
+        return self.dec.text(string_id) if self.dec is not None else None
+
     def mapped(self, mp: Map, v: int) -> Any:
         if mp.kind == "value":
             for item in mp.items:
                 if item.value == v:
-                    return _trim(self.dec.text(item.message)) or str(v)
+                    return _trim(self._text(item.message)) or str(v)
             return str(v)
         names: list[str] = []
         rest = v
         for item in sorted(mp.items, key=lambda i: i.value):
             if item.value == 0:
                 if v == 0:
-                    names.append(_trim(self.dec.text(item.message)) or "0")
+                    names.append(_trim(self._text(item.message)) or "0")
             elif v & item.value == item.value:
-                names.append(_trim(self.dec.text(item.message)) or f"0x{item.value:X}")
+                names.append(_trim(self._text(item.message)) or f"0x{item.value:X}")
                 rest &= ~item.value
         if rest:
             names.append(f"0x{rest:X}")
@@ -379,6 +465,51 @@ class _Reader:
         if length is not None and length > 8 + 4 * n:
             self.take(length - 8 - 4 * n, name)
         return "S-1-" + "-".join(str(x) for x in (auth, *subs))
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """Consecutive plain integer fields, read with one ``struct`` format."""
+
+    fields: tuple[Field, ...]
+    names: tuple[str, ...]
+    format: struct.Struct
+    size: int
+
+
+_SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
+
+
+def _plain(item: Field | Struct, *, counted: bool = False) -> bool:
+    """An integer field whose value is the number itself (``counted``: an array is too)."""
+    if not isinstance(item, Field) or item.in_type is None:
+        return False
+    if (item.count is not None and not counted) or item.length is not None or item.map:
+        return False
+    out = item.out_type.qname if item.out_type else item.in_type.default_out
+    return 3 <= item.in_type.code <= 10 and out not in _HEX_OUTS and out not in _SPECIAL_OUTS
+
+
+def _plan(items: Sequence[Field | Struct]) -> list[Field | Struct | _Run]:
+    steps: list[Field | Struct | _Run] = []
+    run: list[Field] = []
+
+    def close() -> None:
+        if len(run) > 1:
+            fmt = struct.Struct("<" + "".join(_INT_FORMATS[f.in_type.code][1][1] for f in run))  # type: ignore[union-attr]
+            steps.append(_Run(tuple(run), tuple(f.name for f in run), fmt, fmt.size))
+        else:
+            steps.extend(run)
+        run.clear()
+
+    for item in items:
+        if _plain(item):
+            run.append(item)  # type: ignore[arg-type]
+        else:
+            close()
+            steps.append(item)
+    close()
+    return steps
 
 
 _INT_FORMATS: dict[int, tuple[int, str]] = {
@@ -468,102 +599,3 @@ def _printf(value: str, fmt: str) -> str:
     except (ValueError, TypeError):
         pass
     return value
-
-
-# --------------------------------------------------------------------------- CLI
-
-
-def run(args: argparse.Namespace) -> int:
-    """``etwmc decode``: decode an event file to JSON (exit 1 if any event fails)."""
-    from .runtime.eventfile import EventFileError, read_events
-
-    if bool(args.manifest) == bool(args.wevt):
-        print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
-        return 2
-    manifest = _load_metadata(args)
-    if manifest is None:
-        return 1
-    dec = Decoder(manifest)
-    out: list[dict[str, Any]] = []
-    failed = 0
-    try:
-        for rec in read_events(args.input):
-            try:
-                d = dec.decode(
-                    rec.provider_id,
-                    rec.id,
-                    rec.version,
-                    rec.user_data,
-                    pointer_size=rec.pointer_size,
-                )
-                item = d.to_json()
-            except DecodeError as e:
-                failed += 1
-                item = {
-                    "provider_id": str(rec.provider_id),
-                    "id": rec.id,
-                    "version": rec.version,
-                    "error": str(e),
-                }
-            item["descriptor"] = {
-                "id": rec.id,
-                "version": rec.version,
-                "channel": rec.channel,
-                "level": rec.level,
-                "opcode": rec.opcode,
-                "task": rec.task,
-                "keyword": f"0x{rec.keyword:016X}",
-            }
-            item["timestamp"] = filetime_text(rec.timestamp)
-            item["process_id"] = rec.process_id
-            item["thread_id"] = rec.thread_id
-            item["activity_id"] = str(rec.activity_id)
-            if rec.related_activity_id is not None:
-                item["related_activity_id"] = str(rec.related_activity_id)
-            out.append(item)
-    except (OSError, EventFileError) as e:
-        print(f"etwmc: {args.input}: {e}", file=sys.stderr)
-        return 1
-    text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
-    if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
-    return 1 if failed else 0
-
-
-def _load_metadata(args: argparse.Namespace) -> Manifest | None:
-    if args.manifest:
-        from .diagnostics import render_text
-        from .validate import check_file
-
-        checked = check_file(args.manifest)
-        if not checked.ok or checked.manifest is None:
-            sys.stderr.write(render_text(checked.diagnostics))
-            return None
-        return checked.manifest
-    from .wevt.reader import read_wevt
-
-    try:
-        with open(args.wevt, "rb") as f:
-            blob = f.read()
-        tables = load_message_tables(args.messages)
-        return read_wevt(blob, messages=tables, path=args.wevt)
-    except OSError as e:
-        print(f"etwmc: cannot read {e.filename or args.wevt}: {e.strerror or e}", file=sys.stderr)
-        return None
-    except ValueError as e:  # WevtError, MessageTableError
-        print(f"etwmc: {args.wevt}: {e}", file=sys.stderr)
-        return None
-
-
-def load_message_tables(paths: Iterable[str]) -> list[dict[int, str]]:
-    """Read message-table files (RT_MESSAGETABLE resources) into id -> text maps."""
-    from .wevt.msgtable import read_message_table
-
-    out = []
-    for path in paths:
-        with open(path, "rb") as f:
-            out.append(dict(read_message_table(f.read())))
-    return out

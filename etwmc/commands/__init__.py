@@ -1,0 +1,1 @@
+"""One module per command: arguments, library calls, output and exit status."""

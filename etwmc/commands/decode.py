@@ -1,0 +1,282 @@
+"""``etwmc decode``: decode an ``.etl`` trace (or an etwmc event file) to events.
+
+Exit status: 0 every event with metadata decoded; 1 the trace is damaged (the events
+before the damage are written), an event's metadata does not fit its payload, or
+metadata could not be read; 2 usage.  ``-o FILE`` is written all-or-nothing: to a
+temporary file in the same folder, renamed over FILE when decoding ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from ..decode import DecodeError, Decoder, filetime_text
+from ..decode.codes import E_EVENT_MISFIT, E_TRACE_DAMAGED, E_TRACE_READ
+from ..decode.etl import EtlReader, Record, TraceError, open_trace
+from ..decode.metadata import load_dll, load_manifest, load_wevt
+from ..decode.output import render, summary_json, summary_text
+from ..decode.trace import TraceDecoder
+from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
+from ..model import Manifest
+from ..runtime.eventfile import MAGIC, EventFileError, read_events
+from ..validate import check_file
+
+EXIT_OK = 0
+EXIT_ERRORS = 1
+EXIT_USAGE = 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Decode ``args.input`` (the parser is built in :mod:`etwmc.cli`)."""
+    args.wevt = args.wevt or []
+    args.messages = args.messages or []
+    args.wevt_messages = args.wevt_messages or []
+    if _is_trace(args.input):
+        return _run_trace(args)
+    return _run_event_file(args)
+
+
+def _is_trace(path: str) -> bool:
+    """An etwmc event file starts with its magic; a trace with a system record."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(0x50)
+    except OSError:
+        return path.lower().endswith(".etl")
+    if head.startswith(MAGIC):
+        return False
+    looks = len(head) >= 0x4C and head[0x4B] == 0xC0 and head[0x4A] in (1, 2)
+    return looks or path.lower().endswith(".etl")
+
+
+# --------------------------------------------------------------------------- traces
+
+
+def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
+    manifests: list[Manifest] = []
+    diags: list[Diagnostic] = []
+    loaded = [load_manifest(m) for m in args.manifest]
+    loaded += [load_wevt(w, msgs) for w, msgs in zip(args.wevt, args.wevt_messages, strict=True)]
+    loaded += [load_dll(d) for d in args.dll]
+    for manifest, found in loaded:
+        diags += found
+        if manifest is not None:
+            manifests.append(manifest)
+    return manifests, diags
+
+
+def _run_trace(args: argparse.Namespace) -> int:
+    if args.messages and not args.wevt:
+        print("etwmc: --messages belongs to a --wevt", file=sys.stderr)
+        return EXIT_USAGE
+    manifests, diags = _load(args)
+    if any(d.severity == Severity.ERROR for d in diags):
+        sys.stderr.write(render_text(finalize(diags)))
+        return EXIT_ERRORS
+    try:
+        f, reader = open_trace(args.input)
+    except OSError as e:
+        diags.append(diag(E_TRACE_READ, Span(args.input), f"cannot read: {e.strerror or e}"))
+        sys.stderr.write(render_text(finalize(diags)))
+        return EXIT_ERRORS
+    except TraceError as e:
+        diags.append(_damaged(args.input, e))
+        sys.stderr.write(render_text(finalize(diags)))
+        return EXIT_ERRORS
+    decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
+    records = _Records(reader)
+    bar = _Progress(reader) if sys.stderr.isatty() else None
+    events = decoder.events(records.each(bar))
+    with f:
+        try:
+            if args.output:
+                _write_file(args.output, render(events, args.format))
+            elif not args.summary:
+                _write(sys.stdout, render(events, args.format))
+            else:
+                for _ in events:
+                    pass
+        except OSError as e:
+            if bar:
+                bar.clear()
+            where = e.filename or args.output or "the output"
+            print(f"etwmc: cannot write {where}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_ERRORS
+    if bar:
+        bar.clear()
+    diags += decoder.diagnostics
+    if records.error is not None:
+        diags.append(_damaged(args.input, records.error))
+    if decoder.misfits:
+        diags.append(
+            diag(
+                E_EVENT_MISFIT,
+                Span(args.input),
+                f"{decoder.misfits} event(s) have metadata that does not fit their payload",
+                hint="their 'error' says why; --summary counts them per provider",
+            )
+        )
+    if args.summary:
+        text = (
+            summary_json(decoder.counts) if args.format == "json" else summary_text(decoder.counts)
+        )
+        sys.stdout.write(text)
+    sys.stderr.write(render_text(finalize(diags)))
+    failed = records.error is not None or decoder.misfits
+    return EXIT_ERRORS if failed else EXIT_OK
+
+
+def _damaged(path: str, e: TraceError) -> Diagnostic:
+    return diag(
+        E_TRACE_DAMAGED,
+        Span(path),
+        f"byte offset {e.offset}: {e.reason}",
+        hint="the events before this point were decoded",
+    )
+
+
+class _Records:
+    """The reader's records; a damaged trace ends them and keeps the error."""
+
+    def __init__(self, reader: EtlReader) -> None:
+        self.reader = reader
+        self.error: TraceError | None = None
+
+    def each(self, bar: _Progress | None) -> Iterator[Record]:
+        try:
+            for n, rec in enumerate(self.reader):
+                if bar is not None and not n & 1023:
+                    bar.show(n)
+                yield rec
+        except TraceError as e:
+            self.error = e
+        except OSError as e:  # the file could be read when opened, not now
+            self.error = TraceError(self.reader.position, f"read error: {e.strerror or e}")
+
+
+class _Progress:
+    """A one-line progress bar on stderr (only used when stderr is a terminal)."""
+
+    def __init__(self, reader: EtlReader) -> None:
+        self.reader = reader
+        self.last = 0.0
+
+    def show(self, events: int) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.2:
+            return
+        self.last = now
+        done = self.reader.position / max(self.reader.size, 1)
+        filled = int(30 * done)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {done:4.0%} {events:,} events")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        sys.stderr.write("\r" + " " * 60 + "\r")
+        sys.stderr.flush()
+
+
+def _write(out: TextIO, pieces: Iterator[str]) -> None:
+    batch: list[str] = []
+    for piece in pieces:
+        batch.append(piece)
+        if len(batch) >= 512:
+            out.write("".join(batch))
+            batch.clear()
+    out.write("".join(batch))
+
+
+def _write_file(path: str, pieces: Iterator[str]) -> None:
+    """Write to a temporary file beside ``path``, then rename it over ``path``."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="replace", newline="\n") as out:
+            _write(out, pieces)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+# --------------------------------------------------------------------------- event files
+
+
+def _run_event_file(args: argparse.Namespace) -> int:
+    """An event file written by etwmc's runtime: one metadata source, a JSON array."""
+    if len(args.manifest) + len(args.wevt) != 1 or args.dll:
+        print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
+        return EXIT_USAGE
+    manifest = _event_file_metadata(args)
+    if manifest is None:
+        return EXIT_ERRORS
+    dec = Decoder(manifest)
+    out: list[dict[str, Any]] = []
+    failed = 0
+    try:
+        for rec in read_events(args.input):
+            try:
+                d = dec.decode(
+                    rec.provider_id,
+                    rec.id,
+                    rec.version,
+                    rec.user_data,
+                    pointer_size=rec.pointer_size,
+                )
+                item = d.to_json()
+            except DecodeError as e:
+                failed += 1
+                item = {
+                    "provider_id": str(rec.provider_id),
+                    "id": rec.id,
+                    "version": rec.version,
+                    "error": str(e),
+                }
+            item["descriptor"] = {
+                "id": rec.id,
+                "version": rec.version,
+                "channel": rec.channel,
+                "level": rec.level,
+                "opcode": rec.opcode,
+                "task": rec.task,
+                "keyword": f"0x{rec.keyword:016X}",
+            }
+            item["timestamp"] = filetime_text(rec.timestamp)
+            item["process_id"] = rec.process_id
+            item["thread_id"] = rec.thread_id
+            item["activity_id"] = str(rec.activity_id)
+            if rec.related_activity_id is not None:
+                item["related_activity_id"] = str(rec.related_activity_id)
+            out.append(item)
+    except (OSError, EventFileError) as e:
+        print(f"etwmc: {args.input}: {e}", file=sys.stderr)
+        return EXIT_ERRORS
+    text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+    if args.output:
+        _write_file(args.output, iter([text]))
+    else:
+        sys.stdout.write(text)
+    return EXIT_ERRORS if failed else EXIT_OK
+
+
+def _event_file_metadata(args: argparse.Namespace) -> Manifest | None:
+    if args.manifest:
+        checked = check_file(args.manifest[0])
+        if not checked.ok or checked.manifest is None:
+            sys.stderr.write(render_text(checked.diagnostics))
+            return None
+        return checked.manifest
+    manifest, diags = load_wevt(args.wevt[0], args.wevt_messages[0])
+    for d in diags:
+        print(f"etwmc: {d.span}: {d.message}", file=sys.stderr)
+    return manifest

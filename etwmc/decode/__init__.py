@@ -1,0 +1,34 @@
+"""Decoding: event payloads with manifest metadata, and whole ``.etl`` traces.
+
+- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs, messages);
+- :mod:`.metadata` — manifests, TEMP.BIN blobs with message tables, provider DLLs;
+- :mod:`.etl` — the trace container (buffers, records), with :mod:`.lzxpress`;
+- :mod:`.eventsource` — in-band EventSource manifests;
+- :mod:`.tracelogging` — self-describing TraceLogging events;
+- :mod:`.trace` — records to decoded events, and the per-provider counts;
+- :mod:`.output` — JSON Lines, JSON and text, and the summary.
+"""
+
+from .metadata import load_message_tables
+from .payload import (
+    MAX_ARRAY,
+    DecodedEvent,
+    DecodeError,
+    Decoder,
+    PayloadReader,
+    filetime_text,
+    format_message,
+    socket_address,
+)
+
+__all__ = [
+    "MAX_ARRAY",
+    "DecodeError",
+    "DecodedEvent",
+    "Decoder",
+    "PayloadReader",
+    "filetime_text",
+    "format_message",
+    "load_message_tables",
+    "socket_address",
+]

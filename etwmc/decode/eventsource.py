@@ -1,0 +1,122 @@
+"""EventSource providers write their own manifest into the trace.
+
+.NET's EventSource logs event id 0xFFFE with opcode 254 when a session enables it; the
+payload is an 8-byte envelope followed by one chunk of the manifest's XML (UTF-8):
+
+====  ====  =========================================================
+0     u8    format (1 = the XML text of an instrumentation manifest)
+1     u8    major version
+2     u8    minor version
+3     u8    magic, always 0x5B
+4     u16   number of chunks
+6     u16   this chunk's number, from 0
+====  ====  =========================================================
+
+:class:`ManifestCollector` joins the chunks of each provider; the joined text is
+checked and lowered by etwmc's own pipeline (:mod:`etwmc.validate`) into the model
+every other decoder uses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from dataclasses import dataclass
+from typing import Any
+
+MANIFEST_EVENT_ID = 0xFFFE
+MANIFEST_OPCODE = 254
+MAGIC = 0x5B
+FORMAT_XML = 1
+MAX_MANIFEST = 16 << 20  # no EventSource writes more; bounds what one provider can hold
+MAX_PENDING = 64 << 20  # chunks held for all providers together
+
+_ENVELOPE = struct.Struct("<BBBBHH")
+
+
+class EnvelopeError(ValueError):
+    """A manifest event's payload is no manifest envelope."""
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    format: int
+    major: int
+    minor: int
+    total: int
+    number: int
+    chunk: bytes
+
+    def fields(self) -> dict[str, Any]:
+        """The envelope as an event's fields (the chunk as text)."""
+        return {
+            "Format": self.format,
+            "MajorVersion": self.major,
+            "MinorVersion": self.minor,
+            "Magic": MAGIC,
+            "TotalChunks": self.total,
+            "ChunkNumber": self.number,
+            "Data": self.chunk.decode("utf-8", errors="replace"),
+        }
+
+
+def is_manifest_event(event_id: int, opcode: int) -> bool:
+    return event_id == MANIFEST_EVENT_ID and opcode == MANIFEST_OPCODE
+
+
+def parse_envelope(data: bytes) -> Envelope:
+    if len(data) < _ENVELOPE.size:
+        raise EnvelopeError(f"the payload holds {len(data)} bytes, less than an envelope")
+    fmt, major, minor, magic, total, number = _ENVELOPE.unpack_from(data)
+    if magic != MAGIC:
+        raise EnvelopeError(f"the envelope's magic is 0x{magic:02X}, not 0x{MAGIC:02X}")
+    if fmt != FORMAT_XML:
+        raise EnvelopeError(f"manifest format {fmt} is unknown (1 is XML)")
+    if not number < total:
+        raise EnvelopeError(f"chunk {number} of {total} is impossible")
+    return Envelope(fmt, major, minor, total, number, bytes(data[_ENVELOPE.size :]))
+
+
+class ManifestCollector:
+    """Joins manifest chunks per provider (key: the provider GUID's bytes).
+
+    :meth:`add` returns the whole manifest when its last missing chunk arrives, and
+    ``None`` before; a chunk 0, or a different chunk count, starts over.  A manifest the
+    collector has returned before is not returned again."""
+
+    def __init__(self) -> None:
+        self._parts: dict[bytes, tuple[int, dict[int, bytes], int]] = {}
+        self._seen: set[tuple[bytes, bytes]] = set()
+        self._held = 0  # bytes of chunks held, all providers
+
+    def _drop(self, provider: bytes) -> None:
+        parts = self._parts.pop(provider, None)
+        if parts is not None:
+            self._held -= parts[2]
+
+    def add(self, provider: bytes, env: Envelope) -> bytes | None:
+        total, chunks, size = self._parts.get(provider, (env.total, {}, 0))
+        if env.number == 0 or total != env.total:
+            self._drop(provider)
+            total, chunks, size = env.total, {}, 0
+        if env.number not in chunks:
+            if size + len(env.chunk) > MAX_MANIFEST:
+                self._drop(provider)
+                raise EnvelopeError(f"the manifest grows beyond {MAX_MANIFEST} bytes")
+            if self._held + len(env.chunk) > MAX_PENDING:
+                self._parts.clear()
+                self._held = 0
+                raise EnvelopeError(f"unfinished manifests hold more than {MAX_PENDING} bytes")
+            size += len(env.chunk)
+            self._held += len(env.chunk)
+            chunks[env.number] = env.chunk
+        if len(chunks) < total:
+            self._parts[provider] = (total, chunks, size)
+            return None
+        self._drop(provider)
+        xml = b"".join(chunks[i] for i in range(total))
+        key = (provider, hashlib.sha256(xml).digest())
+        if key in self._seen:
+            return None
+        self._seen.add(key)
+        return xml

@@ -1,0 +1,376 @@
+"""Turn a trace's records into decoded events, and count what was decoded.
+
+Every record becomes one event object (the JSON Lines format the README documents).
+What decodes it depends on the record:
+
+- a classic (kernel or MOF) record passes through, ``kind: classic``;
+- an event with a TraceLogging schema item decodes with that schema;
+- an EventSource's manifest event (id 0xFFFE, opcode 254) adds its provider's in-band
+  manifest once all its chunks are in; later events of that provider decode with it;
+- any other event decodes with the metadata given (manifests, TEMP.BIN, DLLs).
+
+``decoded`` is true only when metadata was found and the payload fit it exactly.  An
+event whose metadata exists but does not fit gets an ``error``; an event without
+metadata gets neither, and the summary counts why.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..diagnostics import Diagnostic, Span, diag
+from ..guid import provider_guid
+from ..model import Event, Manifest, Provider
+from .codes import W_INBAND_MANIFEST
+from .etl import Record
+from .eventsource import (
+    EnvelopeError,
+    ManifestCollector,
+    is_manifest_event,
+    parse_envelope,
+)
+from .metadata import load_manifest_bytes
+from .payload import DecodeError, Decoder
+from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
+
+KINDS = ("manifest", "eventsource", "tracelogging", "classic")
+ZERO_GUID = bytes(16)
+_EPOCH = dt.date(1601, 1, 1).toordinal()
+MAX_SCHEMA_BYTES = 4 << 20  # TraceLogging schemas kept parsed; more are parsed again
+MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted again
+MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
+MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
+MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
+OTHERS = "(other providers)"
+
+
+@dataclass(slots=True)
+class ProviderCount:
+    """Events of one provider: how many, how many decoded, why the others were not."""
+
+    name: str | None = None
+    kinds: Counter[str] = field(default_factory=Counter)
+    events: int = 0
+    decoded: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+
+
+_EventMeta = tuple[Decoder, Provider, Event, str | None]
+
+
+def _task_opcode(event: Event) -> str | None:
+    """An unnamed event's name as decoders show it: its task's and opcode's names
+    (EventSource manifests name events only this way; a TEMP.BIN keeps no symbol)."""
+    names = [x.name for x in (event.task, event.opcode) if x is not None]
+    parts = [n.split(":")[-1] for n in names if n not in ("win:Info", "win:None")]
+    return "".join(parts) or None
+
+
+class TraceDecoder:
+    """Decodes records one at a time; ``counts`` and ``diagnostics`` grow as it goes."""
+
+    def __init__(
+        self,
+        manifests: Sequence[Manifest] = (),
+        *,
+        providers: Iterable[str] = (),
+        label: str = "<trace>",
+    ) -> None:
+        self.label = label
+        self.counts: dict[str, ProviderCount] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.misfits = 0
+        self._decoders: dict[uuid.UUID, Decoder] = {}
+        self._names: dict[bytes, str] = {}
+        self._eventsource: set[bytes] = set()
+        for m in manifests:
+            self._add(m, eventsource=False)
+        self._collector = ManifestCollector()
+        self._inband = 0
+        self._schemas: dict[bytes, TlEvent | DecodeError] = {}
+        self._schema_bytes = 0
+        self._provider_text: dict[bytes, str | None] = {}
+        self._guid_text: dict[bytes, str] = {}
+        self._uuids: dict[bytes, uuid.UUID] = {}
+        self._events: dict[tuple[bytes, int, int], _EventMeta | None] = {}
+        self._days: dict[int, str] = {}
+        self._second = -1
+        self._second_text = ""
+        self._want_guids: set[str] = set()
+        self._want_names: set[str] = set()
+        for p in providers:
+            text = p.strip().strip("{}").lower()
+            try:
+                self._want_guids.add(str(uuid.UUID(text)))
+            except ValueError:
+                self._want_names.add(p.lower())
+                self._want_guids.add(str(provider_guid(p)))  # an EventSource's name
+
+    def _add(self, manifest: Manifest, *, eventsource: bool) -> list[bytes]:
+        dec = Decoder(manifest)
+        added = []
+        for p in manifest.providers:
+            for g in (p.guid, p.control_guid):
+                if g is not None:
+                    self._decoders[g] = dec
+                    self._names[g.bytes_le] = p.name
+                    added.append(g.bytes_le)
+                    if eventsource:
+                        self._eventsource.add(g.bytes_le)
+        return added
+
+    # ------------------------------------------------------------------ per record
+
+    def events(self, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
+        """The decoded events, in trace order (filtered by the providers asked for)."""
+        want = bool(self._want_guids or self._want_names)
+        for rec in records:
+            ev = self.event(rec)
+            if want and not self._wanted(ev):
+                continue
+            self._count(ev)
+            yield ev
+
+    def _wanted(self, ev: dict[str, Any]) -> bool:
+        if ev["provider"] in self._want_guids:
+            return True
+        name = ev["provider_name"]
+        return name is not None and name.lower() in self._want_names
+
+    def event(self, rec: Record) -> dict[str, Any]:
+        raw = rec.provider
+        if raw in self._provider_text:
+            guid = self._provider_text[raw]
+        else:
+            guid = str(uuid.UUID(bytes_le=raw)) if len(raw) == 16 else None
+            if len(self._provider_text) < MAX_CACHED:
+                self._provider_text[raw] = guid
+        ev: dict[str, Any] = {
+            "provider": guid,
+            "provider_name": self._names.get(raw),
+            "name": None,
+            "id": rec.id,
+            "version": rec.version,
+            "level": rec.level,
+            "opcode": rec.opcode,
+            "task": rec.task,
+            "keyword": rec.keyword,
+            "timestamp": self.timestamp(rec.time),
+            "pid": rec.pid,
+            "tid": rec.tid,
+            "activity_id": self._guid(rec.activity),
+            "related_activity_id": self._guid(rec.related),
+            "kind": "classic",
+            "decoded": False,
+            "message": None,
+        }
+        if rec.classic:
+            return ev
+        if rec.schema:
+            self._tracelogging(rec, ev)
+        elif is_manifest_event(rec.id, rec.opcode):
+            self._manifest_event(rec, ev)
+        else:
+            self._with_metadata(rec, ev)
+        return ev
+
+    def _tracelogging(self, rec: Record, ev: dict[str, Any]) -> None:
+        ev["kind"] = "tracelogging"
+        if rec.traits and ev["provider_name"] is None:
+            name = provider_name(rec.traits)
+            if name:
+                if len(self._names) < MAX_CACHED:
+                    self._names[rec.provider] = name
+                ev["provider_name"] = name
+        schema = self._schemas.get(rec.schema)
+        if schema is None:
+            try:
+                schema = parse_event(rec.schema)
+            except DecodeError as e:
+                schema = e
+            if self._schema_bytes + len(rec.schema) <= MAX_SCHEMA_BYTES:
+                self._schemas[rec.schema] = schema
+                self._schema_bytes += len(rec.schema)
+        if isinstance(schema, DecodeError):
+            ev["error"] = str(schema)
+            return
+        ev["name"] = schema.name
+        try:
+            fields = decode_payload(schema, rec.data, rec.pointer_size)
+        except DecodeError as e:
+            ev["error"] = str(e)
+            return
+        ev["decoded"] = True
+        ev["fields"] = fields
+
+    def _manifest_event(self, rec: Record, ev: dict[str, Any]) -> None:
+        ev["kind"] = "eventsource"
+        ev["name"] = "ManifestData"
+        try:
+            env = parse_envelope(rec.data)
+        except EnvelopeError as e:
+            ev["error"] = f"manifest event: {e}"
+            return
+        ev["decoded"] = True
+        ev["fields"] = env.fields()
+        if self._inband >= MAX_INBAND:
+            if self._inband == MAX_INBAND:
+                self._inband += 1
+                self.diagnostics.append(
+                    diag(
+                        W_INBAND_MANIFEST,
+                        Span(self.label),
+                        f"after {MAX_INBAND} in-band manifests, later manifest events are not read",
+                    )
+                )
+            return
+        label = f"{self.label}: in-band manifest of provider {ev['provider']}"
+        try:
+            xml = self._collector.add(rec.provider, env)
+        except EnvelopeError as e:
+            self._inband += 1
+            self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {e}"))
+            return
+        if xml is None:
+            return
+        self._inband += 1
+        manifest, diags = load_manifest_bytes(xml, label)
+        if manifest is None:
+            first = diags[0].message if diags else "unreadable"
+            self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {first}"))
+            return
+        added = self._add(manifest, eventsource=True)
+        self._events.clear()  # events looked up before this manifest may be in it
+        if rec.provider not in added:
+            self.diagnostics.append(
+                diag(
+                    W_INBAND_MANIFEST,
+                    Span(self.label),
+                    f"{label} describes other providers only",
+                )
+            )
+        ev["provider_name"] = self._names.get(rec.provider)
+
+    def _with_metadata(self, rec: Record, ev: dict[str, Any]) -> None:
+        raw = rec.provider
+        ev["kind"] = "eventsource" if raw in self._eventsource else "manifest"
+        key = (raw, rec.id, rec.version)
+        if key in self._events:
+            meta = self._events[key]
+        else:
+            meta = self._lookup(raw, rec.id, rec.version)
+            if len(self._events) < MAX_CACHED:
+                self._events[key] = meta
+        if meta is None:
+            return
+        dec, provider, event, name = meta
+        ev["name"] = name
+        try:
+            fields, message, used = dec.payload(provider, event, rec.data, rec.pointer_size)
+        except DecodeError as e:
+            ev["error"] = str(e)
+            return
+        if used != len(rec.data):
+            ev["error"] = (
+                f"{len(rec.data) - used} bytes left after the last field of event {rec.id} "
+                f"v{rec.version}"
+            )
+            return
+        ev["decoded"] = True
+        ev["fields"] = fields
+        ev["message"] = message
+
+    def _lookup(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
+        pid = self._uuids.get(raw)
+        if pid is None:
+            pid = uuid.UUID(bytes_le=raw)
+            if len(self._uuids) < MAX_CACHED:
+                self._uuids[raw] = pid
+        dec = self._decoders.get(pid)
+        found = dec.lookup(pid, event_id, version) if dec is not None else None
+        if dec is None or found is None:
+            return None
+        provider, event = found
+        return dec, provider, event, event.name or _task_opcode(event) or event.symbol
+
+    # ------------------------------------------------------------------ counting
+
+    def _count(self, ev: dict[str, Any]) -> None:
+        key = ev["provider"] or "(none)"
+        c = self.counts.get(key)
+        if c is None:
+            if len(self.counts) >= MAX_PROVIDERS:
+                key = OTHERS
+                c = self.counts.get(key)
+            if c is None:
+                c = self.counts[key] = ProviderCount()
+        c.events += 1
+        c.kinds[ev["kind"]] += 1
+        if ev["provider_name"]:
+            c.name = ev["provider_name"]
+        if ev["decoded"]:
+            c.decoded += 1
+            return
+        reason = self._reason(ev)
+        if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
+            reason = "other reasons"
+        c.reasons[reason] += 1
+        if "error" in ev:
+            self.misfits += 1
+
+    def _reason(self, ev: dict[str, Any]) -> str:
+        kind = ev["kind"]
+        if kind == "classic":
+            return "classic event: no metadata format to decode it with"
+        where = f"event {ev['id']} v{ev['version']}"
+        if "error" in ev:
+            if kind == "tracelogging":
+                return "TraceLogging payload does not fit its schema"
+            if ev["name"] == "ManifestData":
+                return "manifest event is malformed"
+            return f"payload does not fit the metadata of {where}"
+        pid = self._uuids.get(self._raw(ev))
+        if pid is not None and pid in self._decoders:
+            return f"{where} is not in the provider's metadata"
+        return "no metadata for the provider"
+
+    def _raw(self, ev: dict[str, Any]) -> bytes:
+        return uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
+
+    # ------------------------------------------------------------------ text
+
+    def _guid(self, raw: bytes) -> str | None:
+        if not raw or raw == ZERO_GUID:
+            return None
+        text = self._guid_text.get(raw)
+        if text is None:
+            text = str(uuid.UUID(bytes_le=raw))
+            if len(self._guid_text) < MAX_CACHED:
+                self._guid_text[raw] = text
+        return text
+
+    def timestamp(self, filetime: int | None) -> str | None:
+        """RFC 3339 in UTC with the full 100 ns precision (7 fraction digits)."""
+        if filetime is None or filetime < 0:
+            return None
+        seconds, frac = divmod(filetime, 10_000_000)
+        if seconds != self._second:  # events come in time order: most share a second
+            days, rest = divmod(seconds, 86400)
+            date = self._days.get(days)
+            if date is None:
+                try:
+                    date = dt.date.fromordinal(_EPOCH + days).isoformat()
+                except (ValueError, OverflowError):
+                    return None
+                if len(self._days) < MAX_CACHED:
+                    self._days[days] = date
+            h, rest = divmod(rest, 3600)
+            m, s = divmod(rest, 60)
+            self._second = seconds
+            self._second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
+        return f"{self._second_text}{frac:07d}Z"
