@@ -103,6 +103,8 @@ CODE_MODULES = (
     "etwmc.naming",
     "etwmc.codegen",
     "etwmc.compile",
+    "etwmc.header",
+    "etwmc.commands.mc",
     "etwmc.emit",
     "etwmc.wevt",
     "etwmc.diff",

@@ -12,6 +12,8 @@ the same keys, from ``[tool.hatch.build.hooks.etwmc]`` or ``[tool.etwmc]``:
 ``binaries``       ship ``<base>TEMP.BIN``, the message tables and the ``.rc`` (default true)
 ``resource-dll``   ship the resource-only DLL the manifest's ``resourceFileName`` names
                    (default false)
+``c-header``       also ship ``<base>.h``, the C/C++ header ``mc -um`` writes: true or
+                   ``"um"``, ``"km"`` for ``mc -km``'s, false (the default) for none
 ``werror``         treat warnings as errors (default false)
 =================  ======================================================================
 
@@ -63,6 +65,7 @@ class Options:
     binaries: bool = True
     resource_dll: bool = False
     werror: bool = False
+    c_header: str | None = None  # "um" or "km"
 
     @property
     def package_path(self) -> PurePosixPath:
@@ -71,6 +74,7 @@ class Options:
 
 _KEYS = {
     "manifests", "package", "wevt-version", "python", "binaries", "resource-dll", "werror",
+    "c-header",
 }  # fmt: skip
 
 
@@ -99,6 +103,13 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
     for key, default in (("python", True), ("binaries", True), ("resource-dll", False)):
         flags[key] = _bool(t, key, default, where)
     werror = _bool(t, "werror", False, where)
+    header = t.get("c-header", False)
+    if isinstance(header, bool):
+        c_header = "um" if header else None
+    elif header in ("um", "km"):
+        c_header = str(header)
+    else:
+        raise ConfigError(f'{where}: \'c-header\' must be true, false, "um" or "km"')
     if not (flags["python"] or flags["binaries"] or flags["resource-dll"]):
         raise ConfigError(f"{where}: 'python', 'binaries' and 'resource-dll' are all false")
     return Options(
@@ -109,6 +120,7 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
         binaries=flags["binaries"],
         resource_dll=flags["resource-dll"],
         werror=werror,
+        c_header=c_header,
     )
 
 
@@ -207,6 +219,7 @@ def _compile(rel: Path, opts: Options) -> tuple[dict[str, bytes], list[Diagnosti
         binary=opts.binaries,
         werror=opts.werror,
         resource_dll=opts.resource_dll,
+        c_header=opts.c_header,
     )
     return {Path(name).name: data for name, data in result.files.items()}, list(result.diagnostics)
 

@@ -36,7 +36,9 @@ from .names import (
 )
 from .params import MAX_DESCRIPTORS, Helper, helper, helper_source
 
-E_SYMBOL = code("ETW620", Severity.ERROR, "a name the C header would define is a C or C++ keyword")
+E_SYMBOL = code(
+    "ETW620", Severity.ERROR, "a name the C header would define is no usable C identifier"
+)
 W_DUPLICATE = code(
     "ETW621", Severity.WARNING, "the C header would define one name twice, differently"
 )

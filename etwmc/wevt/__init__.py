@@ -51,10 +51,17 @@ def build_rc(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
 
 
 def binary_outputs(
-    manifest: Manifest, base: str, *, version: int = 5, prefixed: bool = True
+    manifest: Manifest,
+    base: str,
+    *,
+    version: int = 5,
+    prefixed: bool = True,
+    ids: MessageIds | None = None,
 ) -> dict[str, bytes]:
-    """File name -> bytes of every binary output (the names mc uses with ``-z base``)."""
-    ids = assign_message_ids(manifest)
+    """File name -> bytes of every binary output (the names mc uses with ``-z base``).
+
+    ``ids`` defaults to :func:`assign_message_ids` (mc's ``-c`` passes others)."""
+    ids = ids if ids is not None else assign_message_ids(manifest)
     out = {rc.template_file(base): writer.build(manifest, version=version, ids=ids)}
     for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):
         out[rc.message_table_file(base, n, prefixed=prefixed)] = data

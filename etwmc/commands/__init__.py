@@ -1,0 +1,1 @@
+"""The subcommands whose command lines are not argparse's: each parses its own arguments."""
