@@ -216,8 +216,10 @@ class HeaderWriter:
             rest = blob[name_end:]
             while rest:
                 size = int.from_bytes(rest[:2], "little")
-                kind = {1: "Group guid", 2: "Decode guid"}.get(rest[2], "Trait")
-                parts.append((hex_bytes(rest[:size]), kind))
+                if not 3 <= size <= len(rest):  # not a trait: keep the bytes as they are
+                    size = len(rest)
+                kind = {1: "Group guid", 2: "Decode guid"}.get(rest[2] if size > 2 else -1)
+                parts.append((hex_bytes(rest[:size]), kind or "Trait"))
                 rest = rest[size:]
             text = " ".join(lit for lit, _ in parts)
             lines.append(f"#define {n.traits} ( \\")
