@@ -58,8 +58,22 @@ usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]
                 [-cp ansi|utf-8|utf-16] [-m LENGTH] [-p PREFIX] [-P PREFIX]
                 [-s DIR] [-t DIR] [-v] FILE.man
 
-mc.exe's command line for an instrumentation manifest: writes BASE.h (-h DIR),
-BASE.rc, BASETEMP.BIN and MSG0000n.bin (-r DIR).  Options may start with - or /.
+mc.exe's command line for an instrumentation manifest.  Options start with - or /.
+  -um, -km       user-mode (default) or kernel-mode logging code in the header
+  -h DIR         folder of BASE.h (default: .)      -e EXT  header extension (h)
+  -r DIR         folder of BASE.rc, BASETEMP.BIN and MSG0000n.bin (default: .)
+  -z BASE        base name of the outputs (default: the manifest's name)
+  -b             message tables named BASE_MSG0000n.bin
+  -c             set the customer bit in every message id
+  -cp ENC        encoding of the header and the .rc: ansi, utf-8 or utf-16
+  -m LENGTH      warn about messages longer than LENGTH characters
+  -p PREFIX      write macros start with PREFIX instead of EventWrite
+  -P PREFIX      take PREFIX off the front of event symbols first
+  -s DIR, -t DIR write a baseline / check against one (DIR/BASE.BIN)
+  -v             list the files written
+  -w, -W, -a, -u, -U   accepted; no effect on a manifest
+Not supported (an error): -A, -mof, -co, -cs, -css, -generateProjections, -d, -n,
+-o, -x and .mc message files.
 """
 
 _SWITCHES = {"?", "a", "b", "c", "u", "U", "v", "um", "km"}
