@@ -10,7 +10,7 @@ import pytest
 from header_helpers import facts
 
 from conftest import CORPUS, GOLDEN
-from etwmc.buildhooks import ConfigError, parse_options
+from etwmc.buildhooks import ConfigError, generate, parse_options
 from etwmc.cli import main as cli_main
 from etwmc.commands.mc import McOptions, UsageError, parse
 from etwmc.header import HeaderOptions, build_header
@@ -250,3 +250,18 @@ def test_build_hooks_take_a_c_header_key() -> None:
     for bad in ("kernel", 1):
         with pytest.raises(ConfigError, match="c-header"):
             parse_options({**base, "c-header": bad}, "t")
+
+
+def test_build_hooks_ship_the_header(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "acme"
+    package.mkdir(parents=True)
+    shutil.copy(HELLO, package / "hello.man")
+    opts = parse_options(
+        {"manifests": "src/acme/*.man", "package": "acme._etw", "c-header": "km", "python": False},
+        "t",
+    )
+    made = generate(tmp_path, opts, out_dir=tmp_path / "out")
+    header = made.files["acme/_etw/hello.h"].read_text()
+    checked = check_file(HELLO)
+    assert checked.manifest is not None
+    assert header == build_header(checked.manifest, HeaderOptions(kernel=True)).text
