@@ -49,7 +49,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..compile import default_base
 from ..diagnostics import Diagnostic, Severity, code, diag, finalize, has_errors
+from ..emit import EmitError, check_name, write_all
+from ..model import Manifest
+from ..wevt.msgids import MessageIds
+
+# The compiler proper (validation, header, binaries, diff) is imported where it runs,
+# as cli.py does for every command: "etwmc mc -?" and usage errors need none of it.
 
 W_LONG_MESSAGE = code("ETW623", Severity.WARNING, "a message is longer than mc's -m limit")
 
@@ -211,8 +218,6 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
             raise UsageError("-P needs a prefix")
         return replace(opts, strip_prefix=value)
     if name == "z":
-        from ..emit import EmitError, check_name
-
         try:
             check_name(value)
         except EmitError:
@@ -236,11 +241,7 @@ def _encode(text: str | bytes, encoding: str) -> bytes:
     return data
 
 
-def _long_messages(manifest: object, ids: object, limit: int) -> list[Diagnostic]:
-    from ..model import Manifest
-    from ..wevt.msgids import MessageIds
-
-    assert isinstance(manifest, Manifest) and isinstance(ids, MessageIds)
+def _long_messages(manifest: Manifest, ids: MessageIds, limit: int) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for res in manifest.resources:
         for sid in sorted(ids.strings):
@@ -266,7 +267,6 @@ class _Plan:
 
 def plan(opts: McOptions) -> _Plan:
     """Validate the manifest and build every output in memory (folder -> files)."""
-    from ..compile import default_base
     from ..header import HeaderOptions, build_header, message_ids
     from ..validate import check_file
     from ..wevt import binary_outputs, output_diagnostics
@@ -309,16 +309,12 @@ def plan(opts: McOptions) -> _Plan:
 
 
 def _base(opts: McOptions) -> str:
-    from ..compile import default_base
-
     return opts.base if opts.base is not None else default_base(opts.manifest)
 
 
-def _baseline_check(manifest: object, path: Path) -> list[Diagnostic]:
+def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
     from ..diff import diff_manifests, load
-    from ..model import Manifest
 
-    assert isinstance(manifest, Manifest)
     if not path.is_file():
         raise UsageError(f"-t: there is no baseline {path} (write one with -s)")
     old, problems = load(path)
@@ -329,8 +325,6 @@ def _baseline_check(manifest: object, path: Path) -> list[Diagnostic]:
 
 def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
     """Write every folder's files; if one folder fails, put the others back."""
-    from ..emit import EmitError, write_all
-
     merged: dict[Path, dict[str, bytes]] = {}
     for name, files in groups.items():
         merged.setdefault(Path(name).resolve(), {}).update(files)
@@ -358,7 +352,6 @@ def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
 
 
 def main(argv: Sequence[str]) -> int:
-    from ..emit import EmitError
     from ..lint import render
 
     try:
