@@ -47,7 +47,7 @@ def _run(*argv: str | Path) -> int:
             McOptions(manifest="x.man", header_dir="inc", rc_dir="res"),
         ),
         (
-            ["-hinc", "/r", "res", "x.man"],
+            ["/h", "inc", "/r", "res", "x.man"],
             McOptions(manifest="x.man", header_dir="inc", rc_dir="res"),
         ),
         (
@@ -55,7 +55,7 @@ def _run(*argv: str | Path) -> int:
             McOptions(manifest="x.man", base_names=True, customer_bit=True, verbose=True),
         ),
         (
-            ["-cp", "UTF-8", "-e", "hpp", "-m80", "x.man"],
+            ["-cp", "UTF-8", "-e", "hpp", "-m", "80", "x.man"],
             McOptions(manifest="x.man", encoding="utf-8", ext="hpp", max_length=80),
         ),
         (
@@ -73,6 +73,8 @@ def _run(*argv: str | Path) -> int:
         # A path that starts with "/" is a path, not the -t option.
         (["/tmp/x.man"], McOptions(manifest="/tmp/x.man")),
         (["-?"], McOptions(help=True)),
+        (["/?"], McOptions(help=True)),
+        (["--help"], McOptions(help=True)),
     ],
 )
 def test_parse(argv: list[str], want: McOptions) -> None:
@@ -94,6 +96,7 @@ def test_parse(argv: list[str], want: McOptions) -> None:
         (["-um"], "no manifest given"),
         (["a.man", "b.man"], "exactly one manifest"),
         (["-q", "x.man"], "unknown option '-q'"),
+        (["-hinc", "x.man"], "unknown option '-hinc'"),
         (["-e", "long", "x.man"], "1 to 3 letters"),
         (["-cp", "latin1", "x.man"], "ansi, utf-8, utf-16"),
         (["-m", "0", "x.man"], "positive number"),

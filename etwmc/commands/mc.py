@@ -1,10 +1,10 @@
 """``etwmc mc [options] FILE.man``: mc.exe's command line, for instrumentation manifests.
 
 Options are spelled ``-x`` or ``/x`` and are case-sensitive, as mc's are.  A value
-follows its option as the next argument (``-h include``); with ``-`` a one-letter
-option may also carry it attached (``-hinclude``), and one-letter switches may be
-combined (``-bv``).  With ``/`` only whole option names are recognised, so an absolute
-path such as ``/tmp/x.man`` stays a path.
+is the next argument (``-h include``).  With ``-``, one-letter switches may be
+combined (``-bv``); with ``/`` only whole option names are recognised, so an absolute
+path such as ``/tmp/x.man`` stays a path.  ``-?``, ``-help`` and ``--help`` print the
+usage.
 
 =====================  =================================================================
 ``-um`` / ``-km``      user-mode / kernel-mode logging code in the header (default -um);
@@ -128,19 +128,19 @@ class McOptions:
     ignored: tuple[str, ...] = field(default=())
 
 
-def _split(arg: str) -> list[tuple[str, str | None]] | None:
-    """The options one argument holds: [(name, attached value)], or None for a file."""
+def _split(arg: str) -> list[str] | None:
+    """The options one argument holds, or None for a file."""
     if len(arg) < 2 or arg[0] not in "-/":
         return None
     body = arg[1:]
     if body in _SWITCHES or body in _VALUED or body in _UNSUPPORTED or body in _UNSUPPORTED_VALUED:
-        return [(body, None)]
+        return [body]
+    if body in ("help", "-help"):
+        return ["?"]
     if arg[0] == "/":
         return None  # a path
-    if body[0] in _VALUED or body[0] in _UNSUPPORTED_VALUED:
-        return [(body[0], body[1:])]
     if all(ch in _SWITCHES or ch in _UNSUPPORTED for ch in body):
-        return [(ch, None) for ch in body]
+        return list(body)
     raise UsageError(f"unknown option '{arg}'")
 
 
@@ -156,11 +156,12 @@ def parse(argv: Sequence[str]) -> McOptions:
         if parts is None:
             files.append(arg)
             continue
-        for name, value in parts:
+        for name in parts:
             if name in _UNSUPPORTED or name in _UNSUPPORTED_VALUED:
                 why = _UNSUPPORTED.get(name) or _UNSUPPORTED_VALUED[name]
                 raise UsageError(f"option -{name} is not supported: {why}")
-            if name in _VALUED and value is None:
+            value = None
+            if name in _VALUED:
                 if i >= len(argv):
                     raise UsageError(f"option -{name} needs a value")
                 value = argv[i]
