@@ -11,8 +11,8 @@ functions ``McGenLevelKeywordEnabled``, ``McGenEventEnabled``,
 and ``McGenEventRegisterContext``.  Each is guarded by the same ``#ifndef`` symbol as
 in mc's headers, so a second header (from etwmc or from mc) reuses the first one's.
 
-Where mc's text only builds with Microsoft's compiler, this one also builds with GCC
-and Clang (mingw-w64): functions are ``static`` in C (C99 ``inline`` would need an
+Where mc's text only builds with Microsoft's compiler, this one also builds with
+mingw-w64's GCC (the tests compile it): functions are ``static`` in C (C99 ``inline`` would need an
 out-of-line definition somewhere), constants are defined without ``extern`` in C
 (``ETWMC_SELECTANY_CONST``), ``#pragma warning`` is kept for Microsoft's compiler,
 and mingw-w64's kernel headers, which lack ``EtwSetInformation`` and
