@@ -82,6 +82,13 @@ def _add_compile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--no-binary", action="store_true", help="write only the Python module")
     p.add_argument("--resource-dll", action="store_true", help="also write a resource-only DLL")
     p.add_argument(
+        "--c-header",
+        nargs="?",
+        const="um",
+        choices=("um", "km"),
+        help="also write <base>.h, the C/C++ header mc -um (or -km) writes",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if the outputs on disk differ from what would be written",
@@ -190,6 +197,19 @@ def _add_diff(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(_run="etwmc.diff:run")
 
 
+def _add_mc(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    # mc.exe's command line is not argparse-shaped (-um, /um, -hDIR, -bv): every
+    # argument goes to etwmc.commands.mc, which parses it (etwmc mc -? explains it).
+    p = sub.add_parser(
+        "mc",
+        help="mc.exe's command line: header, .rc, TEMP.BIN and message tables",
+        add_help=False,
+        prefix_chars="\0",
+    )
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    p.set_defaults(_run="etwmc.commands.mc:run")
+
+
 def _add_guid(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("guid", help="the provider GUID derived from a name (EventSource rule)")
     p.add_argument("names", nargs="+", metavar="NAME")
@@ -203,7 +223,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"etwmc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for add in (_add_lint, _add_compile, _add_decompile, _add_decode, _add_diff, _add_guid):
+    for add in (
+        _add_lint,
+        _add_compile,
+        _add_mc,
+        _add_decompile,
+        _add_decode,
+        _add_diff,
+        _add_guid,
+    ):
         add(sub)
     return parser
 

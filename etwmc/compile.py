@@ -6,7 +6,8 @@ diagnostics; it writes nothing.  :func:`run` is the subcommand: it writes the pl
 all-or-nothing (:mod:`etwmc.emit`), or with ``--check`` compares it with disk.
 
 Outputs for base name ``B``: ``<module>.py`` (default module name: ``B`` made an
-identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``.
+identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; with
+``--c-header``, also ``B.h``.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ def compile_manifest(
     werror: bool = False,
     resource_dll: bool = False,
     verify: bool = False,
+    c_header: str | None = None,
 ) -> CompileResult:
     """Validate ``path`` and plan its outputs in memory (nothing is written).
 
@@ -90,7 +92,9 @@ def compile_manifest(
     reproduce its blobs).
 
     ``resource_dll`` adds the resource-only DLL (:func:`etwmc.pe.resource_dll`), named
-    after the providers' ``resourceFileName`` (else ``<base>.dll``)."""
+    after the providers' ``resourceFileName`` (else ``<base>.dll``).  ``c_header``
+    (``"um"`` or ``"km"``) adds ``<base>.h``, the C/C++ header ``mc -um``/``-km`` writes
+    (:mod:`etwmc.header`)."""
     from .validate import check_file
 
     checked = check_file(path, werror=werror)
@@ -116,6 +120,13 @@ def compile_manifest(
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
+    if c_header is not None:
+        from .header import HeaderOptions, build_header
+
+        header = build_header(manifest, HeaderOptions(kernel=c_header == "km"))
+        diags.extend(header.diagnostics)
+        if header.ok:
+            files[f"{base}.h"] = header.text.encode("ascii")
     if binary or resource_dll:
         from .wevt import binary_outputs, output_diagnostics
 
@@ -226,6 +237,7 @@ def run(args: argparse.Namespace) -> int:
         werror=args.werror,
         resource_dll=args.resource_dll,
         verify=args.verify,
+        c_header=getattr(args, "c_header", None),
     )
     # Notes are advice for `etwmc lint`; a compile reports what can fail or mislead.
     shown = [d for d in result.diagnostics if d.severity != Severity.NOTE]
@@ -274,6 +286,8 @@ def _regenerate_command(args: argparse.Namespace) -> str:
         words += ["--module", args.module]
     if args.wevt_version is not None and args.wevt_version != _wevt_version(args):
         words += ["--wevt-version", str(args.wevt_version)]
+    if getattr(args, "c_header", None):
+        words.append(f"--c-header={args.c_header}")
     words += [
         flag
         for flag, on in (

@@ -106,6 +106,8 @@ CODE_MODULES = (
     "etwmc.naming",
     "etwmc.codegen",
     "etwmc.compile",
+    "etwmc.header",
+    "etwmc.commands.mc",
     "etwmc.emit",
     "etwmc.wevt",
     "etwmc.wevt.fidelity",

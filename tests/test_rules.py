@@ -1,9 +1,10 @@
 """The semantic rules (etwmc/rules): each is exercised by a fixture in tests/manifests.
 
 Fixture convention (tests/manifests/README.md): in ``invalid/*.man`` (other than the
-schema's ``schema_*.man``) a comment ``<!-- expect: ETWnnn ... -->`` marks each line
-that must carry a diagnostic; every marked (line, code) must be reported and no
-unmarked error may be.  ``valid/*.man`` must produce neither errors nor warnings.
+schema's ``schema_*.man`` and the output stage's ``header_*.man`` and ``mc_*.man``) a
+comment ``<!-- expect: ETWnnn ... -->`` marks each line that must carry a diagnostic;
+every marked (line, code) must be reported and no unmarked error may be.
+``valid/*.man`` must produce neither errors nor warnings.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from etwmc.validate import check_bytes, check_file
 
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
 INVALID = sorted(
-    p for p in (MANIFESTS / "invalid").glob("*.man") if not p.name.startswith("schema_")
+    p
+    for p in (MANIFESTS / "invalid").glob("*.man")
+    if not p.name.startswith(("schema_", "header_", "mc_"))
 )
 VALID = sorted((MANIFESTS / "valid").glob("*.man"))
 EXPECT = re.compile(r"<!-- expect: ((?:ETW\d{3}\s*)+)-->")

@@ -3,23 +3,7 @@
 Both plugins (:mod:`etwmc.buildhooks.hatch`, :mod:`etwmc.buildhooks.setuptools`) read
 the same keys, from ``[tool.hatch.build.hooks.etwmc]`` or ``[tool.etwmc]``:
 
-=========================  ==============================================================
-``manifests``              glob pattern(s) relative to the project root (required), e.g.
-                           ``["src/acme/*.man"]``; each must match at least one file
-``package``                the dotted package the outputs go into (required), e.g.
-                           ``"acme._etw"``
-``wevt-version``           3 or 5 (default 5, or 3 with ``legacy-template-ids``): the
-                           WEVT_TEMPLATE layout
-``legacy-template-ids``    give templates mc 8.1's MD5-based ids (default false), to
-                           reproduce blobs built by the Windows 8.1 SDK
-``python``                 generate the provider modules (default true)
-``binaries``               ship ``<base>TEMP.BIN``, the message tables and the ``.rc``
-                           (default true)
-``resource-dll``           ship the resource-only DLL the manifest's ``resourceFileName``
-                           names (default false)
-``werror``                 treat warnings as errors (default false)
-=========================  ==============================================================
-
+=========================  =======================================================
 Regular builds generate into a scratch folder and the plugin adds the files to the
 wheel under the package's path.  Editable builds generate *in place*, into the
 package's folder in the source tree (``src/<package>`` when the project has a ``src``
@@ -69,6 +53,7 @@ class Options:
     binaries: bool = True
     resource_dll: bool = False
     werror: bool = False
+    c_header: str | None = None  # "um" or "km"
 
     @property
     def package_path(self) -> PurePosixPath:
@@ -77,7 +62,7 @@ class Options:
 
 _KEYS = {
     "manifests", "package", "wevt-version", "legacy-template-ids", "python", "binaries",
-    "resource-dll", "werror",
+    "resource-dll", "werror", "c-header",
 }  # fmt: skip
 
 
@@ -112,6 +97,13 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
     for key, default in (("python", True), ("binaries", True), ("resource-dll", False)):
         flags[key] = _bool(t, key, default, where)
     werror = _bool(t, "werror", False, where)
+    header = t.get("c-header", False)
+    if isinstance(header, bool):
+        c_header = "um" if header else None
+    elif header in ("um", "km"):
+        c_header = str(header)
+    else:
+        raise ConfigError(f'{where}: \'c-header\' must be true, false, "um" or "km"')
     if not (flags["python"] or flags["binaries"] or flags["resource-dll"]):
         raise ConfigError(f"{where}: 'python', 'binaries' and 'resource-dll' are all false")
     return Options(
@@ -123,6 +115,7 @@ def parse_options(table: Mapping[str, object], where: str) -> Options:
         binaries=flags["binaries"],
         resource_dll=flags["resource-dll"],
         werror=werror,
+        c_header=c_header,
     )
 
 
@@ -222,6 +215,7 @@ def _compile(rel: Path, opts: Options) -> tuple[dict[str, bytes], list[Diagnosti
         binary=opts.binaries,
         werror=opts.werror,
         resource_dll=opts.resource_dll,
+        c_header=opts.c_header,
     )
     return {Path(name).name: data for name, data in result.files.items()}, list(result.diagnostics)
 

@@ -57,10 +57,12 @@ def binary_outputs(
     version: int = 5,
     prefixed: bool = True,
     legacy_ids: bool = False,
+    ids: MessageIds | None = None,
 ) -> dict[str, bytes]:
     """File name -> bytes of every binary output (the names mc uses with ``-z base``).
-    ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``)."""
-    ids = assign_message_ids(manifest)
+    ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``);
+    ``ids`` defaults to :func:`assign_message_ids` (mc's ``-c`` passes others)."""
+    ids = ids if ids is not None else assign_message_ids(manifest)
     blob = writer.build(manifest, version=version, ids=ids, legacy_ids=legacy_ids)
     out = {rc.template_file(base): blob}
     for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):

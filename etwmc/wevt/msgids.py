@@ -51,7 +51,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import winmeta as wm
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..diagnostics import Diagnostic, Severity, Span, code, diag
 from ..model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
 from .collect import provider_items
 
@@ -326,3 +326,63 @@ def _needs_auto_ids(p: Provider, ids: MessageIds) -> bool:
 def _has_text(table: Mapping[str, wm.WinItem], name: str) -> bool:
     item = table.get(name.partition(":")[2])
     return item is not None and item.text is not None
+
+
+CUSTOMER_BIT = 0x20000000  # winerror.h's customer flag, which mc's -c sets
+
+
+class _CustomerIds(MessageIds):
+    """Message ids with the customer bit set in each (``NO_MESSAGE`` stays as it is)."""
+
+    __slots__ = ()
+
+    def _of(self, string_id: str | None) -> int:
+        return _with_bit(MessageIds._of(self, string_id))
+
+    def channel_id(self, c: Channel) -> int:
+        return _with_bit(MessageIds.channel_id(self, c))
+
+    def level_id(self, lv: Level) -> int:
+        return _with_bit(MessageIds.level_id(self, lv))
+
+    def task_id(self, t: Task) -> int:
+        return _with_bit(MessageIds.task_id(self, t))
+
+    def opcode_id(self, o: Opcode) -> int:
+        return _with_bit(MessageIds.opcode_id(self, o))
+
+    def keyword_id(self, k: Keyword) -> int:
+        return _with_bit(MessageIds.keyword_id(self, k))
+
+
+def _with_bit(mid: int) -> int:
+    return mid if mid == NO_MESSAGE else mid | CUSTOMER_BIT
+
+
+def with_customer_bit(manifest: Manifest, ids: MessageIds) -> MessageIds:
+    """``ids`` with the customer bit set in every id (mc's ``-c``), for the metadata,
+    the message tables and the header alike.  Two strings whose ids differed only in
+    that bit would now share one: each such pair is an error (ETW651)."""
+    out = _CustomerIds(
+        strings={s: _with_bit(m) for s, m in ids.strings.items()},
+        winmeta={_with_bit(m): t for m, t in ids.winmeta.items()},
+        winmeta_channels={c: _with_bit(m) for c, m in ids.winmeta_channels.items()},
+        builtins={k: _with_bit(m) for k, m in ids.builtins.items()},
+        diagnostics=list(ids.diagnostics),
+    )
+    owner: dict[int, str] = {}
+    strings = manifest.primary.strings if manifest.primary else {}
+    for sid, mid in sorted(ids.strings.items(), key=lambda kv: (kv[1], kv[0])):
+        new = _with_bit(mid)
+        other = owner.setdefault(new, sid)
+        if other != sid:
+            out.diagnostics.append(
+                diag(
+                    E_DUP_MESSAGE_ID,
+                    strings[sid].span if sid in strings else Span(manifest.path),
+                    f"with the customer bit set, strings '{other}' (0x{ids.strings[other]:08X}) "
+                    f"and '{sid}' (0x{mid:08X}) would both get message id 0x{new:08X}",
+                    hint="build without -c, or give the strings explicit ids in <messageTable>",
+                )
+            )
+    return out
