@@ -20,12 +20,12 @@ keeps every reference that resolved and lists the attributes that did not.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from lxml import etree
 
-from .. import winmeta as wm
 from ..diagnostics import Code, Severity, code
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
 from .attributes import children, local, parse_bool, qname
@@ -43,10 +43,53 @@ E_UNKNOWN_TEMPLATE = code(
 )
 
 _Named = TypeVar("_Named", Level, Task, Opcode, Keyword)
+_Key = TypeVar("_Key", QName, str)
+_Item = TypeVar("_Item", Level, Task, Opcode, Keyword, Channel, Template)
+
+
+@dataclass(frozen=True, slots=True)
+class Names(Generic[_Key, _Item]):
+    """Items a reference may name: looked up by key, listed by name in a hint."""
+
+    by_key: Mapping[_Key, _Item]
+    names: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Ref(Generic[_Key, _Item]):
+    """One kind of reference: the attribute that makes it, the code an unknown one is
+    reported with, and the ``win:`` items looked up after the provider's own."""
+
+    attr: str
+    code: Code
+    builtin: Names[_Key, _Item]
+    example: str | None = None  # a win: item to suggest when the provider defines none
+
+
+def _win(items: Mapping[str, _Named]) -> Names[QName, _Named]:
+    return Names({i.qname: i for i in items.values()}, tuple(i.name for i in items.values()))
+
+
+def _declared(items: Iterable[_Named]) -> Names[QName, _Named]:
+    """First declaration per QName; a hint lists the names of those."""
+    by_key: dict[QName, _Named] = {}
+    for i in items:
+        by_key.setdefault(i.qname, i)
+    return Names(by_key, tuple(i.name for i in by_key.values()))
+
+
+LEVEL = Ref("level", E_UNKNOWN_LEVEL, _win(BUILTINS.levels), "win:Informational")
+TASK = Ref("task", E_UNKNOWN_TASK, _win(BUILTINS.tasks))
+OPCODE = Ref("opcode", E_UNKNOWN_OPCODE, _win(BUILTINS.opcodes), "win:Info")
+KEYWORDS = Ref("keywords", E_UNKNOWN_KEYWORD, _win(BUILTINS.keywords))
+CHANNEL = Ref("channel", E_UNKNOWN_CHANNEL, Names(BUILTINS.channels, tuple(BUILTINS.channels)))
+_NO_TEMPLATES: Names[str, Template] = Names({}, ())
+TEMPLATE = Ref("template", E_UNKNOWN_TEMPLATE, _NO_TEMPLATES)
+FILTER_TEMPLATE = Ref("tid", E_UNKNOWN_TEMPLATE, _NO_TEMPLATES)
 
 
 class Scope:
-    """What an event of one provider may reference."""
+    """What the events and filters of one provider may reference."""
 
     def __init__(
         self,
@@ -57,21 +100,26 @@ class Scope:
         channels: tuple[Channel, ...],
         templates: tuple[Template, ...],
     ) -> None:
-        self.levels: dict[QName, Level] = _first_by_qname(levels)
-        self.tasks: dict[QName, Task] = _first_by_qname(tasks)
-        self.opcodes: dict[QName, Opcode] = _first_by_qname(opcodes)
-        self.keywords: dict[QName, Keyword] = _first_by_qname(keywords)
-        self.channels = channels
-        self.templates: dict[str, Template] = {}
+        self.levels = _declared(levels)
+        self.tasks = _declared(tasks)
+        self.opcodes = _declared(opcodes)
+        self.keywords = _declared(keywords)
+        # A resolved task is either the first of its QName here or a win: task (which
+        # has no opcodes), so its QName finds its own opcodes.
+        self.task_opcodes = {
+            q: Names(_declared(t.opcodes).by_key, tuple(o.name for o in t.opcodes))
+            for q, t in self.tasks.by_key.items()
+        }
+        by_ref: dict[str, Channel] = {}
+        for c in channels:
+            if c.chid is not None:
+                by_ref.setdefault(c.chid, c)
+            by_ref.setdefault(c.name, c)
+        self.channels = Names(by_ref, tuple(c.chid or c.name for c in channels))
+        by_tid: dict[str, Template] = {}
         for t in templates:
-            self.templates.setdefault(t.tid, t)
-
-
-def _first_by_qname(items: Iterable[_Named]) -> dict[QName, _Named]:
-    out: dict[QName, _Named] = {}
-    for i in items:
-        out.setdefault(i.qname, i)
-    return out
+            by_tid.setdefault(t.tid, t)
+        self.templates = Names(by_tid, tuple(by_tid))
 
 
 def event_elems(section: etree._Element | None) -> Iterable[etree._Element]:
@@ -82,106 +130,60 @@ def event_elems(section: etree._Element | None) -> Iterable[etree._Element]:
             yield c
 
 
+def resolve(
+    cx: Lowering,
+    e: etree._Element,
+    ref: Ref[_Key, _Item],
+    token: str,
+    key: _Key,
+    scopes: Sequence[Names[_Key, _Item]],
+    unresolved: set[str] | None = None,
+) -> _Item | None:
+    """What ``key`` (written as ``token``) names: the first of ``scopes`` that has it,
+    then ``ref``'s ``win:`` items.  None when nothing does, which is reported, and
+    ``ref``'s attribute added to ``unresolved``."""
+    for names in scopes:
+        found = names.by_key.get(key)
+        if found is not None:
+            return found
+    found = ref.builtin.by_key.get(key)
+    if found is not None:
+        return found
+    if unresolved is not None:
+        unresolved.add(ref.attr)
+    _unknown(cx, e, ref, token, [n for names in scopes for n in names.names])
+    return None
+
+
 def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     level = task = opcode = None
     channel = template = None
     unresolved: set[str] = set()
     text = e.get("level")
     if text is not None:
-        q = qname(e.nsmap, text)
-        level = s.levels.get(q) or (BUILTINS.levels.get(q[1]) if q[0] == wm.WIN_NS else None)
-        if level is None:
-            unresolved.add("level")
-            _unknown(
-                cx,
-                E_UNKNOWN_LEVEL,
-                e,
-                "level",
-                text,
-                [lv.name for lv in s.levels.values()],
-                "win:Informational",
-                [lv.name for lv in BUILTINS.levels.values()],
-            )
+        level = resolve(cx, e, LEVEL, text, qname(e.nsmap, text), (s.levels,), unresolved)
     text = e.get("task")
     if text is not None:
-        q = qname(e.nsmap, text)
-        task = s.tasks.get(q) or (BUILTINS.tasks.get(q[1]) if q[0] == wm.WIN_NS else None)
-        if task is None:
-            unresolved.add("task")
-            _unknown(
-                cx,
-                E_UNKNOWN_TASK,
-                e,
-                "task",
-                text,
-                [t.name for t in s.tasks.values()],
-                None,
-                [t.name for t in BUILTINS.tasks.values()],
-            )
+        task = resolve(cx, e, TASK, text, qname(e.nsmap, text), (s.tasks,), unresolved)
     text = e.get("opcode")
     if text is not None:
-        q = qname(e.nsmap, text)
-        if task is not None:
-            opcode = next((o for o in task.opcodes if o.qname == q), None)
-        if opcode is None:
-            opcode = s.opcodes.get(q) or (BUILTINS.opcodes.get(q[1]) if q[0] == wm.WIN_NS else None)
-        if opcode is None:
-            unresolved.add("opcode")
-            scoped = [o.name for o in task.opcodes] if task else []
-            _unknown(
-                cx,
-                E_UNKNOWN_OPCODE,
-                e,
-                "opcode",
-                text,
-                scoped + [o.name for o in s.opcodes.values()],
-                "win:Info",
-                [o.name for o in BUILTINS.opcodes.values()],
-            )
+        own = s.task_opcodes.get(task.qname) if task is not None else None
+        scopes = (s.opcodes,) if own is None else (own, s.opcodes)
+        opcode = resolve(cx, e, OPCODE, text, qname(e.nsmap, text), scopes, unresolved)
     keywords: list[Keyword] = []
     text = e.get("keywords")
     if text is not None:
         for tok in text.split():
-            q = qname(e.nsmap, tok)
-            kw = s.keywords.get(q) or (BUILTINS.keywords.get(q[1]) if q[0] == wm.WIN_NS else None)
-            if kw is None:
-                unresolved.add("keywords")
-                _unknown(
-                    cx,
-                    E_UNKNOWN_KEYWORD,
-                    e,
-                    "keywords",
-                    tok,
-                    [k.name for k in s.keywords.values()],
-                    None,
-                    [k.name for k in BUILTINS.keywords.values()],
-                )
-            else:
+            kw = resolve(cx, e, KEYWORDS, tok, qname(e.nsmap, tok), (s.keywords,), unresolved)
+            if kw is not None:
                 keywords.append(kw)
     text = e.get("channel")
     if text is not None:
         tok = text.strip()
-        channel = next((c for c in s.channels if c.chid == tok or c.name == tok), None)
-        if channel is None:
-            channel = BUILTINS.channels.get(tok)
-        if channel is None:
-            unresolved.add("channel")
-            _unknown(
-                cx,
-                E_UNKNOWN_CHANNEL,
-                e,
-                "channel",
-                tok,
-                [c.chid or c.name for c in s.channels],
-                None,
-                list(BUILTINS.channels),
-            )
+        channel = resolve(cx, e, CHANNEL, tok, tok, (s.channels,), unresolved)
     text = e.get("template")
     if text is not None:
-        template = s.templates.get(text.strip())
-        if template is None:
-            unresolved.add("template")
-            _unknown(cx, E_UNKNOWN_TEMPLATE, e, "template", text, list(s.templates), None)
+        template = resolve(cx, e, TEMPLATE, text, text.strip(), (s.templates,), unresolved)
     return Event(
         value=cx.int_attr(e, "value", 0) or 0,
         version=cx.int_attr(e, "version", 0) or 0,
@@ -202,12 +204,10 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
 
 
 def filter_(cx: Lowering, e: etree._Element, s: Scope) -> Filter:
-    template = None
     tid = e.get("tid")
+    template = None
     if tid is not None:
-        template = s.templates.get(tid.strip())
-        if template is None:
-            _unknown(cx, E_UNKNOWN_TEMPLATE, e, "tid", tid, list(s.templates), None)
+        template = resolve(cx, e, FILTER_TEMPLATE, tid, tid.strip(), (s.templates,))
     name = e.get("name", "")
     return Filter(
         name=name,
@@ -222,15 +222,9 @@ def filter_(cx: Lowering, e: etree._Element, s: Scope) -> Filter:
 
 
 def _unknown(
-    cx: Lowering,
-    c: Code,
-    e: etree._Element,
-    attr: str,
-    token: str,
-    known: list[str],
-    builtin_example: str | None,
-    builtin_names: Sequence[str] = (),
+    cx: Lowering, e: etree._Element, ref: Ref[_Key, _Item], token: str, known: list[str]
 ) -> None:
+    attr = ref.attr
     what = {"tid": "template"}.get(attr, attr.rstrip("s"))
     ident = e.get("symbol") or e.get("name")
     who = f"<{local(e)}"
@@ -239,17 +233,17 @@ def _unknown(
         if e.get("version") not in (None, "0"):
             who += f' version="{e.get("version")}"'
     who += ">" + (f" ({ident})" if ident else "")
-    close = _closest(token, [*known, *builtin_names])
+    close = _closest(token, [*known, *ref.builtin.names])
     if close:
         hint = f"did you mean '{close}'?"
     elif known:
         shown = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
         hint = f"this provider defines: {shown}"
-    elif builtin_example:
-        hint = f"define it in the provider, or use a win: {what} such as {builtin_example}"
+    elif ref.example:
+        hint = f"define it in the provider, or use a win: {what} such as {ref.example}"
     else:
         hint = f"define the {what} in the provider"
-    cx.error(c, e, f"{who} references unknown {what} '{token}'", attr=attr, hint=hint)
+    cx.error(ref.code, e, f"{who} references unknown {what} '{token}'", attr=attr, hint=hint)
 
 
 def _closest(token: str, known: list[str]) -> str | None:
