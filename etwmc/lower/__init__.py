@@ -39,7 +39,6 @@ from .events import (
     E_UNKNOWN_TEMPLATE,
     Scope,
     event,
-    event_elems,
     filter_,
 )
 from .strings import (
@@ -120,7 +119,7 @@ def _provider(cx: Lowering, p: etree._Element, index: int, sources: dict[str, Ch
             pmaps.extend(decl.pattern_map(cx, e) for e in children(pm, "patternMap"))
     templates = tuple(template(cx, e) for e in children_of(sections.get("templates"), "template"))
     scope = Scope(levels, tasks, opcodes, keywords, channels, templates)
-    events = tuple(event(cx, e, scope) for e in event_elems(sections.get("events")))
+    events = tuple(event(cx, e, scope) for e in children_of(sections.get("events"), "event"))
     filters = tuple(filter_(cx, e, scope) for e in children_of(sections.get("filters"), "filter"))
     traits_el = sections.get("traits")
     traits = decl.traits(cx, traits_el) if traits_el is not None else None

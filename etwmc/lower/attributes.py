@@ -21,7 +21,7 @@ unreadable value means).  The rules they apply:
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from lxml import etree
 
@@ -34,10 +34,10 @@ def local(elem: etree._Element) -> str:
     return tag.rpartition("}")[2] if isinstance(tag, str) else ""
 
 
-def children(elem: etree._Element, name: str | None = None) -> Iterable[etree._Element]:
-    for c in elem:
-        if isinstance(c.tag, str) and (name is None or local(c) == name):
-            yield c
+def children(elem: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
+    """``elem``'s child elements named ``name`` (any, when None) in any namespace."""
+    # lxml filters by tag itself; "{*}" matches any namespace and none.
+    return elem.iterchildren("{*}" + name if name is not None else "{*}*")  # type: ignore[no-any-return]
 
 
 def children_of(section: etree._Element | None, name: str | None) -> Iterable[etree._Element]:
@@ -86,11 +86,15 @@ def string_ref(text: str | None) -> str | None:
     if text is None:
         return None
     t = text.strip()
-    for head in ("$(string.", "$(String.", "$(mc.", "$(MC.", "$(Mc.", "$(mC."):
-        if t.startswith(head):
-            end = t.rfind(")", len(head))
-            return t[len(head) : end] if end >= 0 else None
-    return None
+    # Each head ends at its only '.', so the text up to the first '.' is the head if any.
+    head = t[: t.find(".") + 1]
+    if head not in _STRING_REF_HEADS:
+        return None
+    end = t.rfind(")", len(head))
+    return t[len(head) : end] if end >= 0 else None
+
+
+_STRING_REF_HEADS = frozenset(("$(string.", "$(String.", "$(mc.", "$(MC.", "$(Mc.", "$(mC."))
 
 
 def qname(nsmap: Mapping[str | None, str], text: str) -> QName:

@@ -189,7 +189,8 @@ def level(cx: Lowering, e: etree._Element) -> Level:
     )
 
 
-def opcode(cx: Lowering, e: etree._Element, task: Task | None = None) -> Opcode:
+def opcode(cx: Lowering, e: etree._Element, task: str | None = None, task_value: int = 0) -> Opcode:
+    """A provider's opcode, or one of ``task``'s (given its name and value)."""
     name = e.get("name", "")
     return Opcode(
         name=name,
@@ -197,8 +198,8 @@ def opcode(cx: Lowering, e: etree._Element, task: Task | None = None) -> Opcode:
         value=cx.int_attr(e, "value", 0) or 0,
         symbol=e.get("symbol"),
         message=message_ref(cx, e),
-        task=task.name if task else None,
-        task_value=task.value if task else 0,
+        task=task,
+        task_value=task_value,
         mof_value=cx.int_attr(e, "mofValue"),
         span=cx.doc.span(e),
     )
@@ -206,29 +207,24 @@ def opcode(cx: Lowering, e: etree._Element, task: Task | None = None) -> Opcode:
 
 def task(cx: Lowering, e: etree._Element) -> Task:
     name = e.get("name", "")
-    bare = Task(
+    value = cx.int_attr(e, "value", 0) or 0
+    symbol = e.get("symbol")
+    message = message_ref(cx, e)
+    event_guid = cx.guid_attr(e, "eventGUID")
+    span = cx.doc.span(e)
+    return Task(
         name=name,
         qname=qname(e.nsmap, name),
-        value=cx.int_attr(e, "value", 0) or 0,
-        symbol=e.get("symbol"),
-        message=message_ref(cx, e),
-        event_guid=cx.guid_attr(e, "eventGUID"),
-        span=cx.doc.span(e),
-    )
-    ops = tuple(
-        opcode(cx, o, bare) for oc in children(e, "opcodes") for o in children(oc, "opcode")
-    )
-    if not ops:
-        return bare
-    return Task(
-        name=bare.name,
-        qname=bare.qname,
-        value=bare.value,
-        symbol=bare.symbol,
-        message=bare.message,
-        event_guid=bare.event_guid,
-        opcodes=ops,
-        span=bare.span,
+        value=value,
+        symbol=symbol,
+        message=message,
+        event_guid=event_guid,
+        opcodes=tuple(
+            opcode(cx, o, name, value)
+            for oc in children(e, "opcodes")
+            for o in children(oc, "opcode")
+        ),
+        span=span,
     )
 
 

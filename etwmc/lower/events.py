@@ -28,7 +28,7 @@ from lxml import etree
 
 from ..diagnostics import Code, Severity, code
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
-from .attributes import children, local, parse_bool, qname
+from .attributes import local, parse_bool, qname
 from .builtin import BUILTINS
 from .context import Lowering
 from .strings import message_ref
@@ -109,6 +109,7 @@ class Scope:
         self.task_opcodes = {
             q: Names(_declared(t.opcodes).by_key, tuple(o.name for o in t.opcodes))
             for q, t in self.tasks.by_key.items()
+            if t.opcodes
         }
         by_ref: dict[str, Channel] = {}
         for c in channels:
@@ -120,14 +121,6 @@ class Scope:
         for t in templates:
             by_tid.setdefault(t.tid, t)
         self.templates = Names(by_tid, tuple(by_tid))
-
-
-def event_elems(section: etree._Element | None) -> Iterable[etree._Element]:
-    if section is None:
-        return
-    for c in children(section):
-        if local(c) == "event":
-            yield c
 
 
 def resolve(
@@ -159,22 +152,24 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     level = task = opcode = None
     channel = template = None
     unresolved: set[str] = set()
+    # lxml builds nsmap anew from every ancestor on each access: read it once.
+    nsmap = e.nsmap
     text = e.get("level")
     if text is not None:
-        level = resolve(cx, e, LEVEL, text, qname(e.nsmap, text), (s.levels,), unresolved)
+        level = resolve(cx, e, LEVEL, text, qname(nsmap, text), (s.levels,), unresolved)
     text = e.get("task")
     if text is not None:
-        task = resolve(cx, e, TASK, text, qname(e.nsmap, text), (s.tasks,), unresolved)
+        task = resolve(cx, e, TASK, text, qname(nsmap, text), (s.tasks,), unresolved)
     text = e.get("opcode")
     if text is not None:
         own = s.task_opcodes.get(task.qname) if task is not None else None
         scopes = (s.opcodes,) if own is None else (own, s.opcodes)
-        opcode = resolve(cx, e, OPCODE, text, qname(e.nsmap, text), scopes, unresolved)
+        opcode = resolve(cx, e, OPCODE, text, qname(nsmap, text), scopes, unresolved)
     keywords: list[Keyword] = []
     text = e.get("keywords")
     if text is not None:
         for tok in text.split():
-            kw = resolve(cx, e, KEYWORDS, tok, qname(e.nsmap, tok), (s.keywords,), unresolved)
+            kw = resolve(cx, e, KEYWORDS, tok, qname(nsmap, tok), (s.keywords,), unresolved)
             if kw is not None:
                 keywords.append(kw)
     text = e.get("channel")

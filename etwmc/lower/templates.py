@@ -15,6 +15,8 @@ Rules applied here (each reported with its own code):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from lxml import etree
 
 from .. import winmeta as wm
@@ -65,12 +67,13 @@ def template(cx: Lowering, e: etree._Element) -> Template:
 
 def field(cx: Lowering, e: etree._Element) -> Field:
     in_text = e.get("inType", "")
-    uri, name = qname(e.nsmap, in_text) if in_text else ("", "")
-    it = wm.in_type("win:" + name) if uri == wm.WIN_NS else None
     out_text = e.get("outType")
+    nsmap = e.nsmap if in_text or out_text is not None else {}
+    uri, name = qname(nsmap, in_text) if in_text else ("", "")
+    it = wm.in_type("win:" + name) if uri == wm.WIN_NS else None
     ot = None
     if out_text is not None:
-        ouri, oname = qname(e.nsmap, out_text)
+        ouri, oname = qname(nsmap, out_text)
         prefix = "xs:" if ouri == wm.XS_NS else "win:" if ouri == wm.WIN_NS else None
         ot = wm.out_type(prefix + oname) if prefix else None
     return Field(
@@ -117,8 +120,13 @@ def _binary(cx: Lowering, e: etree._Element) -> tuple[str, tuple[Field, Field]]:
 
 
 def xml_node(e: etree._Element) -> XmlNode:
-    """``e`` and its element children as a frozen tree; ``nsmap`` holds only the
-    declarations ``e`` adds to its parent's."""
+    """``e`` and its element children as a frozen tree; each node's ``nsmap`` holds only
+    the declarations its element adds to its parent's."""
+    parent = e.getparent()
+    return _xml_node(e, parent.nsmap if parent is not None else {})
+
+
+def _xml_node(e: etree._Element, parent_map: Mapping[str | None, str]) -> XmlNode:
     tag = e.tag
     assert isinstance(tag, str)
     ns, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
@@ -126,10 +134,11 @@ def xml_node(e: etree._Element) -> XmlNode:
     for k, v in e.attrib.items():
         kns, _, kname = k[1:].partition("}") if k.startswith("{") else ("", "", k)
         attrs.append(((kns, kname), v))
-    parent = e.getparent()
-    parent_map = parent.nsmap if parent is not None else {}
-    own = tuple((p, u) for p, u in e.nsmap.items() if parent_map.get(p) != u)
-    kids = tuple(xml_node(c) for c in e if isinstance(c.tag, str))
+    # lxml builds nsmap from every ancestor on each access: read it once per node and
+    # hand it to the children.
+    nsmap = e.nsmap
+    own = tuple((p, u) for p, u in nsmap.items() if parent_map.get(p) != u)
+    kids = tuple(_xml_node(c, nsmap) for c in e if isinstance(c.tag, str))
     return XmlNode(
         tag=(ns, name),
         prefix=e.prefix,
