@@ -83,8 +83,14 @@ def lower_document(doc: Document) -> tuple[Manifest, list[Diagnostic]]:
     message_elems = [
         m for ev in doc.events for t in children(ev, "messageTable") for m in children(t, "message")
     ]
-    sources = decl.channel_sources(cx, provider_elems)
-    providers = tuple(_provider(cx, p, i, sources) for i, p in enumerate(provider_elems))
+    # Every provider's channels are read first: importChannel may name a channel of a
+    # provider declared later.
+    channel_lists = [decl.channel_lists(cx, p) for p in provider_elems]
+    sources = decl.channel_sources(channel_lists)
+    providers = tuple(
+        _provider(cx, p, i, lists[0] if lists else None, sources)
+        for i, (p, lists) in enumerate(zip(provider_elems, channel_lists, strict=True))
+    )
     messages = tuple(message(cx, m) for m in message_elems)
     resources, fallback = localization(cx)
     check_string_refs(cx, resources)
@@ -98,11 +104,17 @@ def lower_document(doc: Document) -> tuple[Manifest, list[Diagnostic]]:
     return manifest, cx.diags
 
 
-def _provider(cx: Lowering, p: etree._Element, index: int, sources: dict[str, Channel]) -> Provider:
+def _provider(
+    cx: Lowering,
+    p: etree._Element,
+    index: int,
+    channel_list: decl.ChannelList | None,
+    sources: dict[str, Channel],
+) -> Provider:
     sections: dict[str, etree._Element] = {}
     for c in children(p):
         sections.setdefault(local(c), c)
-    channels = decl.channels(cx, sections.get("channels"), sources)
+    channels = decl.channels(cx, channel_list, sources)  # its first <channels> section
     levels = tuple(decl.level(cx, e) for e in children_of(sections.get("levels"), "level"))
     tasks = tuple(decl.task(cx, e) for e in children_of(sections.get("tasks"), "task"))
     opcodes = tuple(decl.opcode(cx, e) for e in children_of(sections.get("opcodes"), "opcode"))

@@ -15,7 +15,8 @@ Rules applied here (each reported with its own code):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -44,13 +45,34 @@ E_UNKNOWN_IMPORT = code("ETW410", Severity.ERROR, "importChannel names an unknow
 # -- channels ------------------------------------------------------------------
 
 
-def channel_sources(cx: Lowering, providers: Iterable[etree._Element]) -> dict[str, Channel]:
+@dataclass(frozen=True, slots=True)
+class ChannelList:
+    """One ``<channels>`` section: its entries in order, the provider's own channels by
+    position (values assigned), and the values its imports of other providers'
+    channels take."""
+
+    elems: tuple[etree._Element, ...]
+    own: Mapping[int, Channel]
+    import_values: Mapping[int, int]
+
+
+def channel_lists(cx: Lowering, p: etree._Element) -> tuple[ChannelList, ...]:
+    """Every ``<channels>`` section of provider ``p``, its own channels read."""
+    out = []
+    for section in children(p, "channels"):
+        elems = tuple(c for c in children(section) if local(c) in ("channel", "importChannel"))
+        own, import_values = _defined(cx, elems)
+        out.append(ChannelList(elems, own, import_values))
+    return tuple(out)
+
+
+def channel_sources(lists: Iterable[tuple[ChannelList, ...]]) -> dict[str, Channel]:
     """The channels every provider defines, by name and by chid (first wins), for
     ``importChannel``: it may name a channel of a provider declared later."""
     out: dict[str, Channel] = {}
-    for p in providers:
-        for section in children(p, "channels"):
-            for ch in _defined(cx, _channel_elems(section))[0].values():
+    for sections in lists:
+        for section in sections:
+            for ch in section.own.values():
                 out.setdefault(ch.name, ch)
                 if ch.chid:
                     out.setdefault(ch.chid, ch)
@@ -58,15 +80,14 @@ def channel_sources(cx: Lowering, providers: Iterable[etree._Element]) -> dict[s
 
 
 def channels(
-    cx: Lowering, section: etree._Element | None, sources: dict[str, Channel]
+    cx: Lowering, section: ChannelList | None, sources: Mapping[str, Channel]
 ) -> tuple[Channel, ...]:
     """The provider's ``<channels>`` list in order, imports resolved against ``sources``."""
     if section is None:
         return ()
-    elems = _channel_elems(section)
-    own, import_values = _defined(cx, elems)
+    own, import_values = section.own, section.import_values
     out: list[Channel] = []
-    for i, c in enumerate(elems):
+    for i, c in enumerate(section.elems):
         if i in own:
             out.append(own[i])
             continue
@@ -121,12 +142,8 @@ def channels(
     return tuple(out)
 
 
-def _channel_elems(section: etree._Element) -> list[etree._Element]:
-    return [c for c in children(section) if local(c) in ("channel", "importChannel")]
-
-
 def _defined(
-    cx: Lowering, elems: list[etree._Element]
+    cx: Lowering, elems: tuple[etree._Element, ...]
 ) -> tuple[dict[int, Channel], dict[int, int]]:
     """The provider's own channels by list position, with values assigned: given, or
     the next free value from 16 upward in declaration order.  An ``importChannel`` of
