@@ -105,7 +105,8 @@ class Scope:
         self.opcodes = _declared(opcodes)
         self.keywords = _declared(keywords)
         # A resolved task is either the first of its QName here or a win: task (which
-        # has no opcodes), so its QName finds its own opcodes.
+        # has no opcodes), so its QName finds its own opcodes.  A hint lists all of a
+        # task's opcodes, as written.
         self.task_opcodes = {
             q: Names(_declared(t.opcodes).by_key, tuple(o.name for o in t.opcodes))
             for q, t in self.tasks.by_key.items()
