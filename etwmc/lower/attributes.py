@@ -37,7 +37,8 @@ def local(elem: etree._Element) -> str:
 def children(elem: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
     """``elem``'s child elements named ``name`` (any, when None) in any namespace."""
     # lxml filters by tag itself; "{*}" matches any namespace and none.
-    return elem.iterchildren("{*}" + name if name is not None else "{*}*")  # type: ignore[no-any-return]
+    found: Iterator[etree._Element] = elem.iterchildren("{*}" + (name if name is not None else "*"))
+    return found
 
 
 def children_of(section: etree._Element | None, name: str | None) -> Iterable[etree._Element]:
