@@ -1,0 +1,75 @@
+"""The state one lowering run carries, and the attribute readers that report.
+
+Rules applied here:
+
+* A number or GUID attribute that cannot be read falls back to its default and is
+  reported (``ETW200``), with the form that would be right as the hint; lowering never
+  raises on bad input.
+* Every diagnostic points at the element's start tag, or at the attribute when one is
+  named.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from lxml import etree
+
+from ..diagnostics import Code, Diagnostic, Severity, code, diag
+from ..parse import Document
+from .attributes import local, parse_guid, parse_int
+
+E_VALUE = code("ETW200", Severity.ERROR, "an attribute value cannot be read")
+
+
+class Lowering:
+    """One run over one document: the diagnostics found so far, and every
+    ``$(string.ID)`` reference read (id, element, attribute), checked once the string
+    tables are known."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.diags: list[Diagnostic] = []
+        self.string_refs: list[tuple[str, etree._Element, str]] = []
+
+    def error(
+        self,
+        c: Code,
+        elem: etree._Element,
+        msg: str,
+        *,
+        attr: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.diags.append(diag(c, self.doc.span(elem, attr), msg, attr=attr, hint=hint))
+
+    def int_attr(self, elem: etree._Element, attr: str, default: int | None = None) -> int | None:
+        text = elem.get(attr)
+        if text is None:
+            return default
+        v = parse_int(text)
+        if v is None:
+            self.error(
+                E_VALUE,
+                elem,
+                f'{attr}="{text}" on <{local(elem)}> is not a number',
+                attr=attr,
+                hint="write a decimal number or 0x followed by hex digits",
+            )
+            return default
+        return v
+
+    def guid_attr(self, elem: etree._Element, attr: str) -> uuid.UUID | None:
+        text = elem.get(attr)
+        if text is None:
+            return None
+        g = parse_guid(text)
+        if g is None:
+            self.error(
+                E_VALUE,
+                elem,
+                f'{attr}="{text}" is not a GUID',
+                attr=attr,
+                hint="write a GUID in braces: {xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx}",
+            )
+        return g

@@ -1,0 +1,140 @@
+"""Strings: ``$(string.ID)`` references, the ``<localization>`` string tables, and the
+``<messageTable>`` entries.
+
+Rules applied here (each reported with its own code):
+
+* A message attribute must be a ``$(string.ID)`` reference (``ETW412``); the id ends at
+  the last ``)``.
+* Every referenced id must exist in the primary (first) culture (``ETW408``); when the
+  manifest has no string table at all, the first reference is reported.
+* Another culture missing an id the primary culture defines and the manifest uses gets
+  a warning (``ETW409``), one per id in sorted order.
+* Duplicate string ids within one culture are errors (``ETW301``); the model keeps the
+  first.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from lxml import etree
+
+from ..diagnostics import Severity, code, diag
+from ..model import Message, Resources, String
+from .attributes import children, string_ref
+from .context import Lowering
+
+E_UNKNOWN_STRING = code(
+    "ETW408", Severity.ERROR, "a message references a string the primary culture does not define"
+)
+W_MISSING_STRING = code(
+    "ETW409", Severity.WARNING, "a string of the primary culture is missing from another culture"
+)
+E_BAD_STRREF = code("ETW412", Severity.ERROR, "a message attribute is not a $(string.ID) reference")
+E_DUP_STRING = code("ETW301", Severity.ERROR, "a string id is defined twice in one culture")
+
+
+def message_ref(cx: Lowering, elem: etree._Element, attr: str = "message") -> str | None:
+    """The string id ``elem``'s ``attr`` references, remembered for :func:`check_string_refs`."""
+    text = elem.get(attr)
+    if text is None:
+        return None
+    sid = string_ref(text)
+    if sid is None:
+        cx.error(
+            E_BAD_STRREF,
+            elem,
+            f'{attr}="{text}" is not a string-table reference',
+            attr=attr,
+            hint="write $(string.ID) and define ID in the <stringTable>",
+        )
+        return None
+    cx.string_refs.append((sid, elem, attr))
+    return sid
+
+
+def message(cx: Lowering, elem: etree._Element) -> Message:
+    """One ``<message>`` of a ``<messageTable>``."""
+    return Message(
+        value=cx.int_attr(elem, "value", 0) or 0,
+        message=message_ref(cx, elem),
+        symbol=elem.get("symbol"),
+        mid=elem.get("mid"),
+        span=cx.doc.span(elem),
+    )
+
+
+def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
+    """Each culture's strings, and the fallback culture."""
+    loc = cx.doc.localization
+    if loc is None:
+        return (), None
+    out = []
+    for res in children(loc, "resources"):
+        strings: dict[str, String] = {}
+        for table in children(res, "stringTable"):
+            for s in children(table, "string"):
+                sid = s.get("id")
+                if sid is None:
+                    continue
+                if sid in strings:
+                    first = strings[sid].span
+                    cx.error(
+                        E_DUP_STRING,
+                        s,
+                        f"string id '{sid}' is defined twice in culture "
+                        f"'{res.get('culture')}' (first at line {first.line})",
+                        attr="id",
+                        hint="give each string a unique id",
+                    )
+                    continue
+                strings[sid] = String(id=sid, value=s.get("value", ""), span=cx.doc.span(s))
+        out.append(
+            Resources(
+                culture=res.get("culture", ""),
+                strings=MappingProxyType(strings),
+                span=cx.doc.span(res),
+            )
+        )
+    return tuple(out), loc.get("fallbackCulture")
+
+
+def check_string_refs(cx: Lowering, resources: tuple[Resources, ...]) -> None:
+    """Report references the primary culture cannot answer, and ids other cultures lack."""
+    if not cx.string_refs:
+        return
+    if not resources:
+        sid, elem, attr = cx.string_refs[0]
+        cx.error(
+            E_UNKNOWN_STRING,
+            elem,
+            f"message references string '{sid}' but the manifest has no <localization> "
+            "string table",
+            attr=attr,
+            hint='add <localization><resources culture="en-US"><stringTable> with the strings',
+        )
+        return
+    primary, others = resources[0], resources[1:]
+    for sid, elem, attr in cx.string_refs:
+        if sid not in primary.strings:
+            cx.error(
+                E_UNKNOWN_STRING,
+                elem,
+                f"{attr} references string '{sid}', which culture '{primary.culture}' "
+                "does not define",
+                attr=attr,
+                hint=f'add <string id="{sid}" value="..."/> to its <stringTable>',
+            )
+    used = {sid for sid, _, _ in cx.string_refs}
+    for res in others:
+        for sid in sorted(used):
+            if sid in primary.strings and sid not in res.strings:
+                cx.diags.append(
+                    diag(
+                        W_MISSING_STRING,
+                        res.span,
+                        f"culture '{res.culture}' has no string '{sid}', which "
+                        f"'{primary.culture}' defines and the manifest uses",
+                        hint=f"add <string id=\"{sid}\" .../> to culture '{res.culture}'",
+                    )
+                )

@@ -1,0 +1,150 @@
+"""Templates: ``<data>`` fields, ``<struct>`` groups, ``<binary>`` and ``<UserData>``.
+
+Rules applied here (each reported with its own code):
+
+* ``inType`` and ``outType`` are QNames; only ``win:`` in-types and ``win:``/``xs:``
+  out-types are known (the text is kept as written either way, for the rules to check).
+* ``count`` and ``length`` are constants or the names of other fields.
+* ``<binary name="N"/>`` becomes two fields, as mc makes them: ``__binLength``
+  (``win:UInt32``) and N (``win:Binary``, its length being ``__binLength``).  A
+  ``<binary>`` without a name gets the field name ``binary``, with a warning
+  (``ETW512``).
+* ``<UserData>``'s first element is kept as an XML tree, with the namespace
+  declarations each element adds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from lxml import etree
+
+from .. import winmeta as wm
+from ..diagnostics import Severity, code
+from ..model import BINARY_LENGTH_FIELD, Field, Struct, Template, XmlNode
+from .attributes import children, extent, local, qname
+from .context import Lowering
+
+W_BINARY_NAME = code(
+    "ETW512", Severity.WARNING, "a template's <binary> has no name; etwmc names its field 'binary'"
+)
+
+
+def template(cx: Lowering, e: etree._Element) -> Template:
+    items: list[Field | Struct] = []
+    binary = None
+    user_data = None
+    for c in children(e):
+        kind = local(c)
+        if kind == "data":
+            items.append(field(cx, c))
+        elif kind == "struct":
+            items.append(
+                Struct(
+                    name=c.get("name", ""),
+                    fields=tuple(field(cx, d) for d in children(c, "data")),
+                    length=extent(c.get("length")),
+                    count=extent(c.get("count")),
+                    span=cx.doc.span(c),
+                )
+            )
+        elif kind == "binary":
+            binary, fields = _binary(cx, c)
+            items.extend(fields)
+        elif kind == "UserData":
+            root = next(iter(children(c)), None)
+            if root is not None:
+                user_data = xml_node(root)
+    return Template(
+        tid=e.get("tid", ""),
+        name=e.get("name"),
+        items=tuple(items),
+        user_data=user_data,
+        binary=binary,
+        span=cx.doc.span(e),
+    )
+
+
+def field(cx: Lowering, e: etree._Element) -> Field:
+    in_text = e.get("inType", "")
+    out_text = e.get("outType")
+    nsmap = e.nsmap if in_text or out_text is not None else {}
+    uri, name = qname(nsmap, in_text) if in_text else ("", "")
+    it = wm.in_type("win:" + name) if uri == wm.WIN_NS else None
+    ot = None
+    if out_text is not None:
+        ouri, oname = qname(nsmap, out_text)
+        prefix = "xs:" if ouri == wm.XS_NS else "win:" if ouri == wm.WIN_NS else None
+        ot = wm.out_type(prefix + oname) if prefix else None
+    return Field(
+        name=e.get("name", ""),
+        in_type=it,
+        in_type_text=in_text,
+        out_type=ot,
+        out_type_text=out_text,
+        map=e.get("map"),
+        length=extent(e.get("length")),
+        count=extent(e.get("count")),
+        span=cx.doc.span(e),
+    )
+
+
+def _binary(cx: Lowering, e: etree._Element) -> tuple[str, tuple[Field, Field]]:
+    name = e.get("name")
+    if name is None:
+        # Which name mc gives an unnamed one is not known; Windows' own providers
+        # mostly call this field 'binary'.
+        cx.error(
+            W_BINARY_NAME,
+            e,
+            "this <binary> has no name; etwmc calls its field 'binary', which need not "
+            "be the name mc gives it",
+            hint='name it: <binary name="BinaryData"/>',
+        )
+        name = "binary"
+    span = cx.doc.span(e)
+    length = Field(
+        name=BINARY_LENGTH_FIELD,
+        in_type=wm.in_type("win:UInt32"),
+        in_type_text="win:UInt32",
+        span=span,
+    )
+    data = Field(
+        name=name,
+        in_type=wm.in_type("win:Binary"),
+        in_type_text="win:Binary",
+        length=BINARY_LENGTH_FIELD,
+        span=span,
+    )
+    return name, (length, data)
+
+
+def xml_node(e: etree._Element) -> XmlNode:
+    """``e`` and its element children as a frozen tree; each node's ``nsmap`` holds only
+    the declarations its element adds to its parent's."""
+    parent = e.getparent()
+    return _xml_node(e, parent.nsmap if parent is not None else {})
+
+
+def _xml_node(e: etree._Element, parent_map: Mapping[str | None, str]) -> XmlNode:
+    tag = e.tag
+    assert isinstance(tag, str)
+    ns, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
+    attrs = []
+    for k, v in e.attrib.items():
+        kns, _, kname = k[1:].partition("}") if k.startswith("{") else ("", "", k)
+        attrs.append(((kns, kname), v))
+    # lxml builds nsmap from every ancestor on each access: read it once per node and
+    # hand it to the children.
+    nsmap = e.nsmap
+    own = tuple((p, u) for p, u in nsmap.items() if parent_map.get(p) != u)
+    kids = tuple(_xml_node(c, nsmap) for c in e if isinstance(c.tag, str))
+    return XmlNode(
+        tag=(ns, name),
+        prefix=e.prefix,
+        attrs=tuple(attrs),
+        nsmap=tuple(sorted(own, key=lambda pu: (pu[0] or "", pu[1]))),
+        text=e.text,
+        children=kids,
+        tail=e.tail,
+    )
