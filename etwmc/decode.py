@@ -34,13 +34,16 @@ import math
 import struct
 import sys
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import winmeta as wm
 from .model import Event, Field, Manifest, Map, Provider, Struct, Template
 from .msgformat import Stop, tokens
+
+if TYPE_CHECKING:
+    from .runtime.eventfile import EventRecord
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 
@@ -473,95 +476,80 @@ def _printf(value: str, fmt: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """``etwmc decode``: decode an event file to JSON (exit 1 if any event fails)."""
-    from .runtime.eventfile import EventFileError, read_events
+    from .diagnostics import render_text
+    from .inputs import event_file_problem, open_input, write_output
+    from .runtime.eventfile import EventFileError, iter_events
 
     if bool(args.manifest) == bool(args.wevt):
         print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
         return 2
-    manifest = _load_metadata(args)
-    if manifest is None:
-        return 1
-    dec = Decoder(manifest)
-    out: list[dict[str, Any]] = []
-    failed = 0
-    try:
-        for rec in read_events(args.input):
-            try:
-                d = dec.decode(
-                    rec.provider_id,
-                    rec.id,
-                    rec.version,
-                    rec.user_data,
-                    pointer_size=rec.pointer_size,
-                )
-                item = d.to_json()
-            except DecodeError as e:
-                failed += 1
-                item = {
-                    "provider_id": str(rec.provider_id),
-                    "id": rec.id,
-                    "version": rec.version,
-                    "error": str(e),
-                }
-            item["descriptor"] = {
-                "id": rec.id,
-                "version": rec.version,
-                "channel": rec.channel,
-                "level": rec.level,
-                "opcode": rec.opcode,
-                "task": rec.task,
-                "keyword": f"0x{rec.keyword:016X}",
-            }
-            item["timestamp"] = filetime_text(rec.timestamp)
-            item["process_id"] = rec.process_id
-            item["thread_id"] = rec.thread_id
-            item["activity_id"] = str(rec.activity_id)
-            if rec.related_activity_id is not None:
-                item["related_activity_id"] = str(rec.related_activity_id)
-            out.append(item)
-    except (OSError, EventFileError) as e:
-        print(f"etwmc: {args.input}: {e}", file=sys.stderr)
-        return 1
+    with open_input(args.input) as events:
+        manifest = _load_metadata(args)
+        if manifest is None:
+            return 1
+        dec = Decoder(manifest)
+        out: list[dict[str, Any]] = []
+        try:
+            out.extend(_record_json(dec, rec) for rec in iter_events(events))
+        except (OSError, EventFileError) as e:
+            sys.stderr.write(render_text([event_file_problem(args.input, e)]))
+            return 1
     text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
-    return 1 if failed else 0
+    return 1 if any("error" in item for item in out) else 0
+
+
+def _record_json(dec: Decoder, rec: EventRecord) -> dict[str, Any]:
+    """One event record as decode prints it; a payload that does not decode gives an
+    ``error`` member instead of the values."""
+    try:
+        d = dec.decode(
+            rec.provider_id, rec.id, rec.version, rec.user_data, pointer_size=rec.pointer_size
+        )
+        item = d.to_json()
+    except DecodeError as e:
+        item = {
+            "provider_id": str(rec.provider_id),
+            "id": rec.id,
+            "version": rec.version,
+            "error": str(e),
+        }
+    item["descriptor"] = {
+        "id": rec.id,
+        "version": rec.version,
+        "channel": rec.channel,
+        "level": rec.level,
+        "opcode": rec.opcode,
+        "task": rec.task,
+        "keyword": f"0x{rec.keyword:016X}",
+    }
+    item["timestamp"] = filetime_text(rec.timestamp)
+    item["process_id"] = rec.process_id
+    item["thread_id"] = rec.thread_id
+    item["activity_id"] = str(rec.activity_id)
+    if rec.related_activity_id is not None:
+        item["related_activity_id"] = str(rec.related_activity_id)
+    return item
 
 
 def _load_metadata(args: argparse.Namespace) -> Manifest | None:
+    from .diagnostics import render_text
+
     if args.manifest:
-        from .diagnostics import render_text
+        from .inputs import require_input
         from .validate import check_file
 
+        require_input(args.manifest)
         checked = check_file(args.manifest)
         if not checked.ok or checked.manifest is None:
             sys.stderr.write(render_text(checked.diagnostics))
             return None
         return checked.manifest
-    from .wevt.reader import read_wevt
+    from .inputs import load_blob
 
-    try:
-        with open(args.wevt, "rb") as f:
-            blob = f.read()
-        tables = load_message_tables(args.messages)
-        return read_wevt(blob, messages=tables, path=args.wevt)
-    except OSError as e:
-        print(f"etwmc: cannot read {e.filename or args.wevt}: {e.strerror or e}", file=sys.stderr)
-        return None
-    except ValueError as e:  # WevtError, MessageTableError
-        print(f"etwmc: {args.wevt}: {e}", file=sys.stderr)
-        return None
-
-
-def load_message_tables(paths: Iterable[str]) -> list[dict[int, str]]:
-    """Read message-table files (RT_MESSAGETABLE resources) into id -> text maps."""
-    from .wevt.msgtable import read_message_table
-
-    out = []
-    for path in paths:
-        with open(path, "rb") as f:
-            out.append(dict(read_message_table(f.read())))
-    return out
+    manifest, problems = load_blob(args.wevt, args.messages)
+    sys.stderr.write(render_text(problems))
+    return manifest

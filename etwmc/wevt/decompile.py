@@ -76,7 +76,7 @@ class _Writer:
 
     def qname(self, name: str, qname: tuple[str, str]) -> str:
         prefix, sep, _ = name.rpartition(":")
-        if sep and prefix not in ("win", "xs"):
+        if sep and prefix not in ("win", "xs", "xml"):
             self.prefixes.setdefault(prefix, qname[0])
         return name
 
@@ -390,26 +390,19 @@ def _compiled_ids(text: str) -> dict[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``."""
-    from ..decode import load_message_tables
-    from .reader import read_wevt
+    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``: exit 1
+    with a diagnostic when the blob or a message table is malformed."""
+    from ..diagnostics import render_text
+    from ..inputs import load_blob, write_output
 
-    try:
-        with open(args.blob, "rb") as f:
-            blob = f.read()
-        tables = load_message_tables(args.messages)
-        cultures = getattr(args, "culture", None) or ()
-        manifest = read_wevt(blob, messages=tables, cultures=cultures, path=args.blob)
-    except OSError as e:
-        print(f"etwmc: cannot read {e.filename or args.blob}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except ValueError as e:  # WevtError, MessageTableError
-        print(f"etwmc: {args.blob}: {e}", file=sys.stderr)
+    cultures = getattr(args, "culture", None) or ()
+    manifest, problems = load_blob(args.blob, args.messages, cultures, xml_text=True)
+    if manifest is None:
+        sys.stderr.write(render_text(problems))
         return 1
     text = decompile(manifest)
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return 0
