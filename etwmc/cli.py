@@ -172,6 +172,7 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         module = importlib.import_module(module_name)
         result: int = getattr(module, func_name)(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
         return result
     except UsageError as e:
         print(f"etwmc {args.command}: {e}", file=sys.stderr)

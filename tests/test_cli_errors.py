@@ -241,3 +241,22 @@ def test_ctrl_c_exits_130_with_one_line() -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert err == "etwmc: interrupted\n"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX pipes")
+@pytest.mark.parametrize("args", [["guid", "x"], ["lint", "--list-codes"]])
+def test_a_closed_pipe_is_quiet(args: list[str]) -> None:
+    # `etwmc ... | head`: the reader is gone before etwmc writes.
+    read, write = os.pipe()
+    os.close(read)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as in a shell
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", *args],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=60,
+    )
+    os.close(write)
+    assert proc.returncode == 2
+    assert proc.stderr == b""
