@@ -10,11 +10,13 @@ command runs, so ``etwmc lint`` never loads the code generator.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import __version__
 from .inputs import UsageError
@@ -155,11 +157,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    restore = _undecodable_names_pass_through()
     try:
         return _main(argv)
     except KeyboardInterrupt:
         print("etwmc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        restore()
+
+
+def _undecodable_names_pass_through() -> Callable[[], None]:
+    """Let a file name that is not valid in the locale's encoding (Python holds its
+    bytes as lone surrogates) be printed as the bytes it was given as, as Python does
+    itself in the C locale, instead of failing the whole report.  Returns the undo."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper) or out.errors != "strict":
+        return lambda: None
+    try:
+        out.reconfigure(errors="surrogateescape")
+    except (ValueError, OSError):
+        return lambda: None
+
+    def undo() -> None:
+        with contextlib.suppress(ValueError, OSError):
+            out.reconfigure(errors="strict")
+
+    return undo
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -129,7 +129,7 @@ def write_output(path: str, text: str) -> None:
     FIFO, ``/dev/stdout``) is written directly."""
     from .emit import EmitError, write_file
 
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogateescape")  # an undecodable file name: its bytes
     target = Path(os.path.realpath(path))  # through a symbolic link, as open() would
     try:
         if target.exists() and not target.is_file() and not target.is_dir():

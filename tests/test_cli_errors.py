@@ -260,3 +260,23 @@ def test_a_closed_pipe_is_quiet(args: list[str]) -> None:
     os.close(write)
     assert proc.returncode == 2
     assert proc.stderr == b""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+def test_a_file_name_the_locale_cannot_decode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python holds such a name as lone surrogates; a report prints it as its bytes.
+    raw = os.fsencode(tmp_path) + b"/no\xffpe.man"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # as in a UTF-8 locale
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", "lint", raw], capture_output=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2
+    assert raw + b": error ETW012" in proc.stdout
+    assert b"internal error" not in proc.stderr
+    report = tmp_path / "report.txt"
+    rc, _ = _run(["lint", "-o", str(report), os.fsdecode(raw)], capsys)
+    assert rc == 2 and raw in report.read_bytes()
+    rc, text = _run(["guid", "Good", os.fsdecode(b"B\xffad")], capsys)
+    assert rc == 2 and "not valid text" in text
