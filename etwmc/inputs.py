@@ -130,12 +130,17 @@ def write_output(path: str, text: str) -> None:
     from .emit import EmitError, write_file
 
     data = text.encode("utf-8", "surrogateescape")  # an undecodable file name: its bytes
-    target = Path(os.path.realpath(path))  # through a symbolic link, as open() would
     try:
-        if target.exists() and not target.is_file() and not target.is_dir():
-            with open(target, "wb") as f:
+        try:
+            mode: int | None = os.stat(path).st_mode  # through links, as open() goes
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            with open(path, "wb") as f:
                 f.write(data)
             return
+        # A symbolic link keeps pointing where it did: the file it names is replaced.
+        target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
         if not target.parent.is_dir():
             raise UsageError(f"cannot write {path}: the folder {target.parent} does not exist")
         write_file(target, data)

@@ -280,3 +280,14 @@ def test_a_file_name_the_locale_cannot_decode(
     assert rc == 2 and raw in report.read_bytes()
     rc, text = _run(["guid", "Good", os.fsdecode(b"B\xffad")], capsys)
     assert rc == 2 and "not valid text" in text
+
+
+@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
+def test_output_to_dev_stdout_on_a_pipe(inputs: dict[str, Path]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", "decompile", str(inputs["blob"]), "-o", "/dev/stdout"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(b"<?xml")
