@@ -214,3 +214,24 @@ def test_compile_killed_at_each_rename(tmp_path: Path, capsys: pytest.CaptureFix
     write_all(out, old)
     assert _compile_killed_at(strace, new_man, out, renames + 1) == 0
     assert _files(out) == new
+
+
+def test_the_build_plugins_settle_an_interrupted_write(tmp_path: Path) -> None:
+    """An editable build generates in place: a killed write there is settled first."""
+    from etwmc.buildhooks import Options, generate
+
+    shutil.copy(HELLO, tmp_path / "hello.man")
+    opts = Options(manifests=("hello.man",), package="pkg")
+    first = generate(tmp_path, opts, out_dir=None)
+    folder = tmp_path / "pkg"
+    before = _files(folder)
+    new = {n: d + b"\n# changed\n" if n.endswith(".py") else d[::-1] for n, d in before.items()}
+    t = emit._Transaction(folder, new)
+    t._write_journal()
+    t._write_temporaries()
+    t._back_up()
+    t._move(_entry(t, "hello.py"))  # killed here: a mix of two versions
+    assert any(p.name.startswith(".") for p in folder.iterdir())
+    again = generate(tmp_path, opts, out_dir=None)
+    assert set(again.files) == set(first.files) - {"pkg/__init__.py"}  # that one exists
+    assert _files(folder) == before  # the whole set as the manifest gives it, nothing else
