@@ -377,6 +377,7 @@ def main() -> int:
     jobs = _schedule(args.count)
     todo = list(reversed(jobs))
     counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    worst: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)  # slowest, largest
     inputs = Inputs(args.seed, work / "seeds")
     slots = [Slot(args, inputs, work) for _ in range(args.jobs)]
     start = time.monotonic()
@@ -412,6 +413,9 @@ def main() -> int:
                 counts[(job[0], command)][str(result["status"])] += 1
                 counts[(job[0], command)]["total"] += 1
                 counts[(job[0], command)][f"exit {result['rc']}"] += 1
+                top = worst[(job[0], command)]
+                top["cpu"] = max(top.get("cpu", 0.0), float(result.get("cpu") or 0.0))
+                top["peak"] = max(top.get("peak", 0.0), float(result.get("peak") or 0.0))
                 if result["status"] != "ok":
                     _save(args.out, inputs, job, result)
                     print(f"{result['status']}: {job[0]}-{job[1]} ({command})", flush=True)
@@ -426,7 +430,7 @@ def main() -> int:
         for slot in slots:
             slot.stop()
         shutil.rmtree(work, ignore_errors=True)
-    _report(args, counts, time.monotonic() - start)
+    _report(args, counts, worst, time.monotonic() - start)
     return 0
 
 
@@ -443,21 +447,33 @@ _COLUMNS = {
 
 
 def _report(
-    args: argparse.Namespace, counts: dict[tuple[str, str], Counter[str]], elapsed: float
+    args: argparse.Namespace,
+    counts: dict[tuple[str, str], Counter[str]],
+    worst: dict[tuple[str, str], dict[str, float]],
+    elapsed: float,
 ) -> None:
-    rows: list[tuple[str, str, Counter[str]]] = []
+    rows: list[tuple[str, str, Counter[str], dict[str, float]]] = []
     total = Counter[str]()
+    everywhere: dict[str, float] = {}
     for kind in SHARES:
         keys = sorted(k for k in counts if k[0] == kind)
-        rows += [(kind, key[1], counts[key]) for key in keys]
+        rows += [(kind, key[1], counts[key], worst[key]) for key in keys]
         both = Counter[str]()
+        top: dict[str, float] = {}
         for key in keys:
             both.update(counts[key])
-        rows.append((kind, "(all)", both))
+            for k, v in worst[key].items():
+                top[k] = max(top.get(k, 0.0), v)
+                everywhere[k] = max(everywhere.get(k, 0.0), v)
+        rows.append((kind, "(all)", both, top))
         total.update(both)
-    rows.append(("all", "", total))
-    head = ["kind", "command", *_COLUMNS]
-    table = [[kind, cmd, *(str(c[k]) for k in _COLUMNS.values())] for kind, cmd, c in rows]
+    rows.append(("all", "", total, everywhere))
+    head = ["kind", "command", *_COLUMNS, "max CPU s", "max worker RSS MB"]
+    table = [
+        [kind, cmd, *(str(c[k]) for k in _COLUMNS.values())]
+        + [f"{w.get('cpu', 0.0):.2f}", f"{w.get('peak', 0.0):.0f}"]
+        for kind, cmd, c, w in rows
+    ]
     print()
     for line in [head, *table]:
         print(" | ".join(line))
