@@ -1,25 +1,31 @@
 """Command-line entry point: argument parsing and exit codes only.
 
 Exit codes: 0 success (no errors), 1 the input has errors (or outputs are stale),
-2 usage or internal error.  Each command's logic lives in its own module; this file
-imports that module only when the command runs, so ``etwmc lint`` never loads the
-code generator.
+2 usage error (bad arguments, an input that cannot be opened, an output that cannot be
+written, an unusable output name) or internal error, 130 interrupted (Ctrl-C).  Each
+command's logic lives in its own module; this file imports that module only when the
+command runs, so ``etwmc lint`` never loads the code generator.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
+import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
+from .inputs import UsageError
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
 REPORT_URL = "https://github.com/etwmc/etwmc/issues"
 
@@ -237,6 +243,36 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    restore = _undecodable_names_pass_through()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("etwmc: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    finally:
+        restore()
+
+
+def _undecodable_names_pass_through() -> Callable[[], None]:
+    """Let a file name that is not valid in the locale's encoding (Python holds its
+    bytes as lone surrogates) be printed as the bytes it was given as, as Python does
+    itself in the C locale, instead of failing the whole report.  Returns the undo."""
+    out = sys.stdout
+    if not isinstance(out, io.TextIOWrapper) or out.errors != "strict":
+        return lambda: None
+    try:
+        out.reconfigure(errors="surrogateescape")
+    except (ValueError, OSError):
+        return lambda: None
+
+    def undo() -> None:
+        with contextlib.suppress(ValueError, OSError):
+            out.reconfigure(errors="strict")
+
+    return undo
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -246,11 +282,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         module = importlib.import_module(module_name)
         result: int = getattr(module, func_name)(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
         return result
-    except KeyboardInterrupt:
-        print("etwmc: interrupted", file=sys.stderr)
+    except UsageError as e:
+        print(f"etwmc {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
+        # The reader went away (``etwmc ... | head``): nothing more can be shown, and
+        # Python's own flush at exit must not complain about it either.
+        _silence_stdout()
         return EXIT_USAGE
     except ModuleNotFoundError as e:
         if e.name in ("lxml", "jinja2", "black", "xmlschema") or (e.name or "").startswith(
@@ -267,6 +307,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # noqa: BLE001 - the last line of defence: never a bare traceback
         raise_internal(e)
         return EXIT_USAGE
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (tests capture output): nothing will be flushed to a pipe
 
 
 def raise_internal(e: BaseException) -> None:

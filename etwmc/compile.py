@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import keyword
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,15 +98,16 @@ def compile_manifest(
     (:mod:`etwmc.header`)."""
     from .validate import check_file
 
+    derived = base is None
+    base = base if base is not None else default_base(path)
+    problem = name_problem(base, module, derived=derived)
+    if problem:
+        message, hint = problem
+        return CompileResult({}, [diag(E_BASE, Span(str(path)), message, hint=hint)])
     checked = check_file(path, werror=werror)
     diags = list(checked.diagnostics)
     manifest = checked.manifest
     if not checked.ok or manifest is None:
-        return CompileResult({}, finalize(diags, werror=werror))
-    base = base if base is not None else default_base(path)
-    problem = _bad_name(base, module)
-    if problem:
-        diags.append(diag(E_BASE, Span(str(path)), problem))
         return CompileResult({}, finalize(diags, werror=werror))
     files: dict[str, bytes] = {}
     if python:
@@ -148,15 +150,31 @@ def compile_manifest(
     return CompileResult({} if has_errors(diags) else files, diags)
 
 
-def _bad_name(base: str, module: str | None) -> str | None:
-    from .emit import EmitError, check_name
+def name_problem(base: str, module: str | None, *, derived: bool = False) -> tuple[str, str] | None:
+    """(message, hint) when the output base name or the module name cannot be used.
 
-    try:
-        check_name(base)
-    except EmitError:
-        return f"the output base name {base!r} must be a plain file name"
-    if module is not None and not (module.isidentifier() and module.isascii()):
-        return f"the module name {module!r} is not a Python identifier"
+    The base names every output (``<base>TEMP.BIN``, ``<base>.rc`` ...) and is written
+    into the .rc, so it must be a file name Windows can create (:func:`etwmc.emit.
+    name_problem`): that also keeps quotes and line breaks out of the .rc.  The module
+    name must be a Python identifier that is not a keyword, so that it can be imported."""
+    from .emit import name_problem as file_name_problem
+
+    why = file_name_problem(base)
+    if why:
+        origin = " (from the manifest's file name)" if derived else ""
+        return (
+            f"the output base name {base!r}{origin} cannot be used: {why}",
+            "choose another with -z BASE",
+        )
+    if module is not None:
+        if not (module.isidentifier() and module.isascii()) or keyword.iskeyword(module):
+            return (
+                f"the module name {module!r} is not an importable Python module name",
+                "use an ASCII identifier that is not a Python keyword",
+            )
+        why = file_name_problem(f"{module}.py")
+        if why:
+            return f"the module name {module!r} cannot be used: {why}", "choose another"
     return None
 
 
@@ -213,19 +231,29 @@ def _change_summary(path: Path, new: bytes, why: str) -> str:
     return f" (+{added} -{removed} lines)"
 
 
+# Diagnostics that mean the command could not run as asked: the manifest cannot be
+# read, or an output name is unusable.  They exit 2, like other usage errors.
+USAGE_CODES = frozenset({"ETW001", "ETW012", E_BASE.id})
+
+
 def run(args: argparse.Namespace) -> int:
-    """The ``etwmc compile`` subcommand; exit 0 ok, 1 errors or stale outputs."""
+    """The ``etwmc compile`` subcommand; exit 0 ok, 1 errors or stale outputs, 2 usage
+    errors (an unreadable manifest, an unusable name, an output that cannot be written)."""
     from .emit import EmitError, stale, write_all
+    from .inputs import UsageError
     from .lint import render as render_diags
 
+    if args.no_python and args.no_binary and not args.resource_dll:
+        raise UsageError(
+            "--no-python and --no-binary leave nothing to write (add --resource-dll, "
+            "or drop one of them)"
+        )
     version = _wevt_version(args)
     if version is None:
-        print(
-            "etwmc: --legacy-template-ids gives mc 8.1's template ids, and mc 8.1 wrote "
-            "WEVT_TEMPLATE version 3; drop --wevt-version 5",
-            file=sys.stderr,
+        raise UsageError(
+            "--legacy-template-ids gives mc 8.1's template ids, and mc 8.1 wrote "
+            "WEVT_TEMPLATE version 3; drop --wevt-version 5"
         )
-        return 2
     result = compile_manifest(
         args.manifest,
         base=args.base,
@@ -244,12 +272,18 @@ def run(args: argparse.Namespace) -> int:
     if shown:
         sys.stderr.write(render_diags(shown, args.format))
     if not result.ok:
-        return 1
+        return 2 if any(d.code in USAGE_CODES for d in result.diagnostics) else 1
     if args.check:
         out_of_date = stale(args.output_dir, result.files)
         for name, why in out_of_date:
             detail = _change_summary(Path(args.output_dir) / name, result.files[name], why)
             print(f"{Path(args.output_dir) / name}: {why}{detail}", file=sys.stderr)
+        if any(why == "interrupted" for _, why in out_of_date):
+            print(
+                f"etwmc: a compile into {args.output_dir} was interrupted, so its files may "
+                "be a mix of two versions; the next compile puts it right",
+                file=sys.stderr,
+            )
         if out_of_date:
             print(
                 f"etwmc: {len(out_of_date)} of {len(result.files)} outputs are stale; "
@@ -261,8 +295,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         write_all(args.output_dir, result.files)
     except EmitError as e:
-        print(f"etwmc: {e}", file=sys.stderr)
-        return 1
+        raise UsageError(str(e)) from None
     return 0
 
 

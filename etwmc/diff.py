@@ -583,10 +583,13 @@ def _strings(out: _Out, old: Manifest, new: Manifest) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Compare and report like ``etwmc lint`` (same formats, same summary line on stderr
-    for text and github); exit 1 when a breaking change (or an unreadable input) was
-    found, 0 otherwise."""
+    for text and github); exit 1 when a breaking change was found or an input is
+    malformed, 0 otherwise, 2 when an input cannot be opened."""
+    from .inputs import require_input, write_output
     from .lint import render
 
+    require_input(args.old)
+    require_input(args.new)
     old, d_old = load(args.old)
     new, d_new = load(args.new)
     diags = d_old + d_new
@@ -595,11 +598,7 @@ def run(args: argparse.Namespace) -> int:
     diags = finalize(diags, werror=args.werror)
     report = render(diags, args.format)
     if args.output:
-        try:
-            Path(args.output).write_text(report, encoding="utf-8", newline="\n")
-        except OSError as e:
-            print(f"etwmc diff: cannot write {args.output}: {e.strerror}", file=sys.stderr)
-            return 2
+        write_output(args.output, report)
     else:
         sys.stdout.write(report)
     if not args.quiet and args.format in ("text", "github"):

@@ -124,6 +124,10 @@ def run(args: argparse.Namespace) -> int:
         if not name:
             print("etwmc: a provider name cannot be empty", file=sys.stderr)
             return 2
+        if any("\ud800" <= c <= "\udfff" for c in name):
+            # Bytes the locale cannot decode: the name's UTF-16 form would be a guess.
+            print(f"etwmc: the provider name {name!r} is not valid text", file=sys.stderr)
+            return 2
     if len(names) == 1:
         print(provider_guid(names[0]))
     else:

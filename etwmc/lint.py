@@ -3,7 +3,8 @@
 Folders are searched recursively for ``*.man``, ``*.xml`` and ``*.manifest`` files (in
 sorted order); files named explicitly are always checked, whatever their extension.
 Exit status: 0 when no errors (warnings allowed unless ``--werror``), 1 when there
-are errors, 2 for usage errors.
+are errors, 2 for usage errors (including a path that does not exist or a file that
+cannot be read).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ CODE_MODULES = (
     "etwmc.header",
     "etwmc.commands.mc",
     "etwmc.emit",
+    "etwmc.inputs",
     "etwmc.wevt",
     "etwmc.wevt.fidelity",
     "etwmc.diff",
@@ -154,11 +156,15 @@ def run(args: argparse.Namespace) -> int:
     diags = finalize(problems + lint_files(files, werror=args.werror), werror=args.werror)
     report = render(diags, args.format)
     if args.output:
-        Path(args.output).write_text(report, encoding="utf-8", newline="\n")
+        from .inputs import write_output
+
+        write_output(args.output, report)
     else:
         sys.stdout.write(report)
     if not args.quiet and args.format in ("text", "github"):
         print(summary_line(diags, len(files)), file=sys.stderr)
-    if problems and not files:
+    # A path that does not exist or a file that cannot be read is a usage error: the
+    # others are still checked and reported, but the run did not do what was asked.
+    if any(d.code in (E_NO_INPUT.id, "ETW001") for d in diags):
         return 2
     return 1 if has_errors(diags) else 0

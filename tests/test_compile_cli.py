@@ -52,8 +52,12 @@ def test_failed_compile_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 @pytest.mark.parametrize("bad", [["-z", "../up"], ["--module", "not-an-identifier"]])
-def test_bad_names_are_diagnostics(tmp_path: Path, bad: list[str]) -> None:
-    assert main(["compile", str(HELLO), "-o", str(tmp_path), *bad]) == 1
+def test_bad_names_are_diagnostics(
+    tmp_path: Path, bad: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An unusable name is a usage error (exit 2), reported as diagnostic ETW612.
+    assert main(["compile", str(HELLO), "-o", str(tmp_path), *bad]) == 2
+    assert "error ETW612" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

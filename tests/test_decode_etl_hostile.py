@@ -97,7 +97,7 @@ def test_fuzzed_traces_never_crash(tmp_path: Path, capsys: pytest.CaptureFixture
 
 def test_unreadable_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, err, _ = run(tmp_path / "missing.etl", tmp_path, capsys)
-    assert rc == 1 and "ETW850" in err
+    assert rc == 2 and "cannot read" in err and "missing.etl" in err  # README: exit codes
     empty = tmp_path / "empty.etl"
     empty.write_bytes(b"")
     rc, err, _ = run(empty, tmp_path, capsys)

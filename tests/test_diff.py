@@ -456,8 +456,10 @@ def test_cli_bad_inputs_are_diagnostics(tmp_path: Path, capsys: pytest.CaptureFi
     broken = _write(tmp_path, "broken.man", BASE.replace("</instrumentationManifest>", ""))
     assert main(["diff", str(good), str(broken)]) == 1
     assert "error ETW0" in capsys.readouterr().out
-    assert main(["diff", str(tmp_path / "missing.man"), str(good)]) == 1
+    # A missing input is a usage error (exit 2), as in every command.
+    assert main(["diff", str(tmp_path / "missing.man"), str(good)]) == 2
     out = capsys.readouterr()
+    assert "cannot read" in out.err and "missing.man" in out.err
     assert "Traceback" not in out.out + out.err
 
 

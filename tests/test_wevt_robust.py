@@ -197,3 +197,32 @@ def test_invalid_manifests_still_encode(path: Path) -> None:
         for name, data in out.items():
             if "_MSG" in name:
                 read_message_table(data)
+
+
+VALID = INVALID.parent / "valid"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('<Greeting xmlns="urn:etwmc:test">', '<Greeting xmlns="urn:etwmc:test" note="{long}">'),
+        ('<template tid="FilterData">', '<template tid="FilterData" name="{long}">'),
+        ('<data name="MinLevel" inType', '<data name="{long}" inType'),
+    ],
+    ids=["UserData value", "template name", "field name"],
+)
+def test_binxml_strings_longer_than_a_u16_length(tmp_path: Path, old: str, new: str) -> None:
+    """A BinXML name or value holds at most 65,535 code units: compile reports a longer
+    one (ETW654) instead of failing to pack it, and the writer cuts it."""
+    text = (VALID / "template_edges.man").read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    man = tmp_path / "long.man"
+    man.write_text(text.replace(old, new.format(long="N" * 70_000)), encoding="utf-8")
+    from etwmc.compile import compile_manifest
+
+    result = compile_manifest(man, python=False)
+    assert result.files == {}
+    assert [d.code for d in result.diagnostics if d.severity == 2] == ["ETW654"]
+    manifest = check_file(man).manifest
+    assert manifest is not None
+    assert build_wevt(manifest)[:4] == b"CRIM"

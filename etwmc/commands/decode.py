@@ -20,14 +20,22 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ..decode import DecodeError, Decoder, filetime_text
-from ..decode.codes import E_EVENT_MISFIT, E_TRACE_DAMAGED, E_TRACE_READ
+from ..decode.codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
 from ..decode.etl import EtlReader, Record, TraceError, open_trace
 from ..decode.metadata import load_dll, load_manifest, load_wevt
 from ..decode.output import render, summary_json, summary_text
 from ..decode.trace import TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
+from ..inputs import (
+    UsageError,
+    event_file_problem,
+    load_blob,
+    open_input,
+    require_input,
+    write_output,
+)
 from ..model import Manifest
-from ..runtime.eventfile import MAGIC, EventFileError, read_events
+from ..runtime.eventfile import MAGIC, EventFileError, EventRecord, iter_events
 from ..validate import check_file
 
 EXIT_OK = 0
@@ -46,12 +54,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_trace(path: str) -> bool:
-    """An etwmc event file starts with its magic; a trace with a system record."""
-    try:
-        with open(path, "rb") as f:
+    """An etwmc event file starts with its magic; a trace with a system record.  The
+    input is opened as every command opens one (a FIFO or a folder is a usage error)."""
+    with open_input(path) as f:
+        try:
             head = f.read(0x50)
-    except OSError:
-        return path.lower().endswith(".etl")
+        except OSError:
+            return path.lower().endswith(".etl")
     if head.startswith(MAGIC):
         return False
     looks = len(head) >= 0x4C and head[0x4B] == 0xC0 and head[0x4A] in (1, 2)
@@ -85,9 +94,7 @@ def _run_trace(args: argparse.Namespace) -> int:
     try:
         f, reader = open_trace(args.input)
     except OSError as e:
-        diags.append(diag(E_TRACE_READ, Span(args.input), f"cannot read: {e.strerror or e}"))
-        sys.stderr.write(render_text(finalize(diags)))
-        return EXIT_ERRORS
+        raise UsageError(f"cannot read {args.input}: {e.strerror or e}") from None
     except TraceError as e:
         diags.append(_damaged(args.input, e))
         sys.stderr.write(render_text(finalize(diags)))
@@ -217,66 +224,66 @@ def _run_event_file(args: argparse.Namespace) -> int:
     if len(args.manifest) + len(args.wevt) != 1 or args.dll:
         print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
         return EXIT_USAGE
-    manifest = _event_file_metadata(args)
-    if manifest is None:
-        return EXIT_ERRORS
-    dec = Decoder(manifest)
-    out: list[dict[str, Any]] = []
-    failed = 0
-    try:
-        for rec in read_events(args.input):
-            try:
-                d = dec.decode(
-                    rec.provider_id,
-                    rec.id,
-                    rec.version,
-                    rec.user_data,
-                    pointer_size=rec.pointer_size,
-                )
-                item = d.to_json()
-            except DecodeError as e:
-                failed += 1
-                item = {
-                    "provider_id": str(rec.provider_id),
-                    "id": rec.id,
-                    "version": rec.version,
-                    "error": str(e),
-                }
-            item["descriptor"] = {
-                "id": rec.id,
-                "version": rec.version,
-                "channel": rec.channel,
-                "level": rec.level,
-                "opcode": rec.opcode,
-                "task": rec.task,
-                "keyword": f"0x{rec.keyword:016X}",
-            }
-            item["timestamp"] = filetime_text(rec.timestamp)
-            item["process_id"] = rec.process_id
-            item["thread_id"] = rec.thread_id
-            item["activity_id"] = str(rec.activity_id)
-            if rec.related_activity_id is not None:
-                item["related_activity_id"] = str(rec.related_activity_id)
-            out.append(item)
-    except (OSError, EventFileError) as e:
-        print(f"etwmc: {args.input}: {e}", file=sys.stderr)
-        return EXIT_ERRORS
+    with open_input(args.input) as events:
+        manifest = _event_file_metadata(args)
+        if manifest is None:
+            return EXIT_ERRORS
+        dec = Decoder(manifest)
+        out: list[dict[str, Any]] = []
+        try:
+            out.extend(_record_json(dec, rec) for rec in iter_events(events))
+        except (OSError, EventFileError) as e:
+            sys.stderr.write(render_text([event_file_problem(args.input, e)]))
+            return EXIT_ERRORS
     text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
     if args.output:
-        _write_file(args.output, iter([text]))
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
-    return EXIT_ERRORS if failed else EXIT_OK
+    return EXIT_ERRORS if any("error" in item for item in out) else EXIT_OK
+
+
+def _record_json(dec: Decoder, rec: EventRecord) -> dict[str, Any]:
+    """One event record as decode prints it; a payload that does not decode gives an
+    ``error`` member instead of the values."""
+    try:
+        d = dec.decode(
+            rec.provider_id, rec.id, rec.version, rec.user_data, pointer_size=rec.pointer_size
+        )
+        item = d.to_json()
+    except DecodeError as e:
+        item = {
+            "provider_id": str(rec.provider_id),
+            "id": rec.id,
+            "version": rec.version,
+            "error": str(e),
+        }
+    item["descriptor"] = {
+        "id": rec.id,
+        "version": rec.version,
+        "channel": rec.channel,
+        "level": rec.level,
+        "opcode": rec.opcode,
+        "task": rec.task,
+        "keyword": f"0x{rec.keyword:016X}",
+    }
+    item["timestamp"] = filetime_text(rec.timestamp)
+    item["process_id"] = rec.process_id
+    item["thread_id"] = rec.thread_id
+    item["activity_id"] = str(rec.activity_id)
+    if rec.related_activity_id is not None:
+        item["related_activity_id"] = str(rec.related_activity_id)
+    return item
 
 
 def _event_file_metadata(args: argparse.Namespace) -> Manifest | None:
     if args.manifest:
+        require_input(args.manifest[0])
         checked = check_file(args.manifest[0])
         if not checked.ok or checked.manifest is None:
             sys.stderr.write(render_text(checked.diagnostics))
             return None
         return checked.manifest
-    manifest, diags = load_wevt(args.wevt[0], args.wevt_messages[0])
-    for d in diags:
-        print(f"etwmc: {d.span}: {d.message}", file=sys.stderr)
+    manifest, problems = load_blob(args.wevt[0], args.wevt_messages[0])
+    sys.stderr.write(render_text(problems))
     return manifest

@@ -6,7 +6,6 @@ from typing import Final
 
 from ..diagnostics import Code, Severity, code
 
-E_TRACE_READ: Final[Code] = code("ETW850", Severity.ERROR, "the trace file cannot be read")
 E_TRACE_DAMAGED: Final[Code] = code(
     "ETW851", Severity.ERROR, "the trace is truncated or damaged at a byte offset"
 )

@@ -34,11 +34,14 @@ import struct
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import winmeta as wm
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import Stop, table_text, tokens
+
+if TYPE_CHECKING:
+    pass
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 

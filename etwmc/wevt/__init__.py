@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Manifest
 from . import msgtable, rc, writer
+from .binxml import oversized
 from .cultures import UnknownCulture, langid
 from .msgids import MessageIds, assign_message_ids
 
@@ -22,6 +23,9 @@ E_UNKNOWN_CULTURE = code(
 )
 E_STRING_TOO_LONG = code(
     "ETW653", Severity.ERROR, "a string is too long for a message table entry (64 KB)"
+)
+E_BINXML_TOO_LONG = code(
+    "ETW654", Severity.ERROR, "a template's name or value is too long for BinXML (65,535)"
 )
 
 __all__ = [
@@ -72,9 +76,21 @@ def binary_outputs(
 
 
 def output_diagnostics(manifest: Manifest) -> list[Diagnostic]:
-    """Problems that only the binary outputs have (codes ETW650-ETW653)."""
+    """Problems that only the binary outputs have (codes ETW650-ETW654)."""
     ids = assign_message_ids(manifest)
     out = list(ids.diagnostics)
+    for p in manifest.providers:
+        for t in p.templates:
+            for start, n in oversized(t):
+                out.append(
+                    diag(
+                        E_BINXML_TOO_LONG,
+                        t.span,
+                        f"template '{t.tid}': the name or value starting {start!r} is {n} "
+                        "UTF-16 code units long; BinXML stores at most 65,535",
+                        hint="shorten it",
+                    )
+                )
     for res in manifest.resources:
         for sid in ids.strings:
             s = res.strings.get(sid)

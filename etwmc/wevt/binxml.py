@@ -188,9 +188,36 @@ def xml_text(e: _Elem) -> str:
 
 # --------------------------------------------------------------------------- BinXML
 
+MAX_UNITS = 0xFFFF  # a BinXML name or value carries its length in a u16
+
+
+def _units(s: str) -> bytes:
+    """UTF-16LE text, cut to what its u16 length can count: a longer string is an
+    error that :func:`oversized` reports first, so only a model that failed validation
+    is cut (the writers never raise)."""
+    return s.encode("utf-16-le", "surrogatepass")[: 2 * MAX_UNITS]
+
+
+def oversized(template: Template) -> list[tuple[str, int]]:
+    """(start of the text, length in UTF-16 code units) of every name or attribute
+    value of the template's BinXML that is longer than :data:`MAX_UNITS`."""
+    out: list[tuple[str, int]] = []
+
+    def walk(el: _Elem) -> None:
+        for text in (el.name, *(part for local, _, value in el.attrs for part in (local, value))):
+            n = len(text.encode("utf-16-le", "surrogatepass")) // 2
+            if n > MAX_UNITS:
+                out.append((text[:24], n))
+        for c in el.children:
+            if isinstance(c, _Elem):
+                walk(c)
+
+    walk(template_tree(template))
+    return out
+
 
 def _name(out: bytearray, name: str) -> None:
-    data = name.encode("utf-16-le", "surrogatepass")
+    data = _units(name)
     out += struct.pack("<HH", name_hash(name), len(data) // 2)
     out += data
     out += b"\0\0"
@@ -208,7 +235,7 @@ def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
         for i, (local, _, value) in enumerate(el.attrs):
             out.append(0x06 if i == len(el.attrs) - 1 else 0x46)
             _name(out, local)
-            data = value.encode("utf-16-le", "surrogatepass")
+            data = _units(value)
             out += struct.pack("<BBH", 0x05, 0x01, len(data) // 2)
             out += data
         struct.pack_into("<I", out, list_at, len(out) - list_at - 4)

@@ -79,7 +79,7 @@ class _Writer:
 
     def qname(self, name: str, qname: tuple[str, str]) -> str:
         prefix, sep, _ = name.rpartition(":")
-        if sep and prefix not in ("win", "xs"):
+        if sep and prefix not in ("win", "xs", "xml"):
             self.prefixes.setdefault(prefix, qname[0])
         return name
 
@@ -428,33 +428,23 @@ def _compiled_ids(text: str) -> dict[str, int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``.
+    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``: exit 1
+    with a diagnostic when the blob or a message table is malformed.
 
     What the manifest cannot give back (:mod:`etwmc.wevt.fidelity`) is reported on
     stderr as warnings and notes; they do not change the exit code."""
-    from ..decode import load_message_tables
     from ..diagnostics import finalize, render_text
-    from .reader import read_wevt_with_losses
+    from ..inputs import load_blob, write_output
 
-    try:
-        with open(args.blob, "rb") as f:
-            blob = f.read()
-        tables = load_message_tables(args.messages)
-        cultures = getattr(args, "culture", None) or ()
-        manifest, losses = read_wevt_with_losses(
-            blob, messages=tables, cultures=cultures, path=args.blob
-        )
-    except OSError as e:
-        print(f"etwmc: cannot read {e.filename or args.blob}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    except ValueError as e:  # WevtError, MessageTableError
-        print(f"etwmc: {args.blob}: {e}", file=sys.stderr)
+    cultures = getattr(args, "culture", None) or ()
+    manifest, problems = load_blob(args.blob, args.messages, cultures, xml_text=True, losses=True)
+    if manifest is None:
+        sys.stderr.write(render_text(problems))
         return 1
     text = decompile(manifest)
-    sys.stderr.write(render_text(finalize(losses)))
+    sys.stderr.write(render_text(finalize(problems)))
     if args.output:
-        with open(args.output, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        write_output(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from ..model import Manifest, Resources
 from ..msgformat import table_text
 from .msgids import MessageIds, assign_message_ids
+from .xmltext import describe, first_bad_char, utf16_offset
 
 MESSAGE_RESOURCE_UNICODE = 1
 _SUFFIX = "\r\n\0"
@@ -95,22 +96,26 @@ def build_tables(manifest: Manifest, ids: MessageIds | None = None) -> list[tupl
 # --------------------------------------------------------------------------- reader
 
 
-def read_message_table(data: bytes) -> dict[int, str]:
-    """Decode a message table into id -> text as stored (the trailing ``\\r\\n`` and NULs
+def read_message_table(data: bytes, *, xml_text: bool = False) -> dict[int, str]:
+    """Decode a message table into id -> text as stored (the trailing ``\r\n`` and NULs
     removed; :func:`etwmc.msgformat.source_text` gives the manifest string).
 
     Raises :class:`MessageTableError` for anything malformed: truncation, offsets or
     lengths outside the data, blocks with low > high, overlapping ids, entries whose
     length is smaller than their header, text that is not valid for its encoding.
+    A message table may hold any text; ``xml_text`` also refuses text that an XML
+    document cannot hold (a control character), for a reader that writes XML.
     """
     buf = memoryview(bytes(data))
     size = len(buf)
     if size < 4:
-        raise MessageTableError(f"message table is {size} bytes long, too short for its header")
+        raise MessageTableError(
+            f"message table is {size} bytes long, too short for its header at offset 0"
+        )
     (nblocks,) = struct.unpack_from("<I", buf, 0)
     if nblocks > (size - 4) // 12:
         raise MessageTableError(
-            f"message table claims {nblocks} blocks but only {size} bytes are present"
+            f"message table claims {nblocks} blocks (at offset 0) but only {size} bytes are present"
         )
     blocks = [struct.unpack_from("<III", buf, 4 + 12 * b) for b in range(nblocks)]
     # Each entry takes at least 4 bytes: more ids than that cannot be real (and a hostile
@@ -119,11 +124,14 @@ def read_message_table(data: bytes) -> dict[int, str]:
     total = 0
     for b, (lo, hi, _) in enumerate(blocks):
         if lo > hi:
-            raise MessageTableError(f"block {b}: low id 0x{lo:08X} is above high id 0x{hi:08X}")
+            raise MessageTableError(
+                f"block {b} at offset {4 + 12 * b}: low id 0x{lo:08X} is above high id 0x{hi:08X}"
+            )
         total += hi - lo + 1
         if total > room:
             raise MessageTableError(
-                f"the blocks hold {total} or more ids, but {size} bytes have room for {room}"
+                f"the blocks up to block {b} at offset {4 + 12 * b} hold {total} or more ids, "
+                f"but {size} bytes have room for {room}"
             )
     out: dict[int, str] = {}
     for lo, hi, off in blocks:
@@ -149,10 +157,22 @@ def read_message_table(data: bytes) -> dict[int, str]:
                     text = raw.decode("cp1252", errors="replace")
             except UnicodeDecodeError as exc:
                 raise MessageTableError(
-                    f"message 0x{mid:08X}: text is not valid UTF-16 ({exc.reason})"
+                    f"message 0x{mid:08X}: text is not valid UTF-16 ({exc.reason}) "
+                    f"at offset {off + 4 + exc.start}"
                 ) from None
+            bad = first_bad_char(text.rstrip("\0")) if xml_text else None
+            if bad is not None:
+                at = (
+                    off + 4 + (utf16_offset(text, bad) if flags & MESSAGE_RESOURCE_UNICODE else bad)
+                )
+                raise MessageTableError(
+                    f"message 0x{mid:08X}: character {describe(text[bad])} at offset {at} "
+                    "is not allowed in XML text"
+                )
             if mid in out:
-                raise MessageTableError(f"message id 0x{mid:08X} appears in more than one block")
+                raise MessageTableError(
+                    f"message id 0x{mid:08X} at offset {off} appears in more than one block"
+                )
             out[mid] = _strip(text)
             off += length
     return out

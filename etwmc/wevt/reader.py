@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Literal, TypeVar
+from urllib.parse import quote
 
 from .. import winmeta as wm
 from ..diagnostics import Diagnostic, Span
@@ -91,8 +92,10 @@ PREFIX_URI = "urn:etwmc:prefix:"
 
 
 def prefix_uri(prefix: str) -> str:
-    """The namespace URI a stored ``prefix:name`` resolves to (the blob keeps no URI)."""
-    return PREFIX_URI + prefix
+    """The namespace URI a stored ``prefix:name`` resolves to (the blob keeps no URI).
+
+    A prefix may hold characters a URI cannot: they are percent-encoded (UTF-8)."""
+    return PREFIX_URI + quote(prefix, safe="")
 
 
 def _qname(name: str) -> tuple[str, str]:

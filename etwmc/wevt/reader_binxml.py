@@ -10,13 +10,19 @@ Rules (see the binary-formats spec, section 2):
   0x0D/0x0E substitution, 0x00 end of fragment; 0x0F is the fragment header.
 - Nesting is limited to :data:`MAX_DEPTH` elements so hostile input cannot exhaust
   the stack; every token consumes at least one byte, so parsing always ends.
+- Every string is well-formed UTF-16 holding only XML characters, and every BinXML name
+  is a qualified name (:mod:`etwmc.wevt.xmltext`); anything else is a :class:`WevtError`
+  at the offset of the offending character.
 """
 
 from __future__ import annotations
 
 import struct
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from .xmltext import describe, first_bad_char, is_qname, is_uri_reference, utf16_offset
 
 MAX_DEPTH = 64
 
@@ -83,9 +89,26 @@ class Buf:
                 f"in the {len(self.data)}-byte blob"
             )
 
+    def text(self, off: int, end: int, what: str) -> str:
+        """The UTF-16LE text in ``[off, end)``; it must be XML text."""
+        try:
+            text = self.data[off:end].decode("utf-16-le")
+        except UnicodeDecodeError as e:
+            raise WevtError(
+                f"{what} at offset 0x{off:x}: invalid UTF-16 at offset 0x{off + e.start:x} "
+                f"({e.reason})"
+            ) from None
+        bad = first_bad_char(text)
+        if bad is not None:
+            raise WevtError(
+                f"{what} at offset 0x{off:x}: character {describe(text[bad])} at offset "
+                f"0x{off + utf16_offset(text, bad):x} is not allowed in XML text"
+            )
+        return text
+
     def utf16(self, off: int, nchars: int, what: str) -> str:
         self.need(off, 2 * nchars, what)
-        return self.data[off : off + 2 * nchars].decode("utf-16-le", errors="surrogatepass")
+        return self.text(off, off + 2 * nchars, what)
 
     def sized_string(self, off: int, what: str) -> str:
         """A u32 total size (including itself and padding), UTF-16LE text, NUL, padding."""
@@ -93,23 +116,32 @@ class Buf:
         if size < 4 or size % 2:
             raise WevtError(f"{what} at offset 0x{off:x}: bad string size {size}")
         self.need(off, size, what)
-        raw = self.data[off + 4 : off + size]
-        text = raw.decode("utf-16-le", errors="surrogatepass")
-        nul = text.find("\0")
-        if nul < 0:
+        nul = self._nul(off + 4, off + size)
+        if nul is None:
             raise WevtError(f"{what} at offset 0x{off:x}: string is not NUL-terminated")
-        return text[:nul]
+        return self.text(off + 4, nul, what)
+
+    def qname(self, off: int, what: str) -> str:
+        """A sized string that a manifest types ``xs:QName`` (level, task, opcode,
+        keyword and filter names)."""
+        name = self.sized_string(off, what)
+        if not is_qname(name):
+            raise WevtError(f"{what} {name!r} at offset 0x{off:x} is not an XML qualified name")
+        return name
+
+    def _nul(self, off: int, end: int) -> int | None:
+        """The offset of the first UTF-16 NUL in ``[off, end)`` on a code-unit boundary."""
+        pos = self.data.find(b"\0\0", off, end)
+        while pos >= 0 and (pos - off) % 2:
+            pos = self.data.find(b"\0\0", pos + 1, end)
+        return pos if pos >= 0 else None
 
     def zstring(self, off: int, end: int, what: str) -> tuple[str, int]:
         """A UTF-16LE NUL-terminated string starting at ``off`` ending before ``end``;
         returns the text and the offset after the NUL."""
-        end = min(end, len(self.data))
-        pos = off
-        while pos + 2 <= end:
-            if self.data[pos] == 0 and self.data[pos + 1] == 0:
-                text = self.data[off:pos].decode("utf-16-le", errors="surrogatepass")
-                return text, pos + 2
-            pos += 2
+        nul = self._nul(off, min(end, len(self.data)))
+        if nul is not None:
+            return self.text(off, nul, what), nul + 2
         raise WevtError(f"{what} at offset 0x{off:x}: no NUL terminator before 0x{end:x}")
 
 
@@ -173,6 +205,8 @@ class _Parser:
         if 4 + 2 * n + 2 > self.end - off:
             raise WevtError(f"BinXML name at offset 0x{off:x} runs past the end")
         text = self.buf.utf16(off + 4, n, "BinXML name")
+        if not is_qname(text):
+            raise WevtError(f"BinXML name {text!r} at offset 0x{off:x} is not an XML name")
         return text, off + 4 + 2 * n + 2
 
     def element(self, off: int, depth: int) -> tuple[Element, int]:
@@ -193,7 +227,10 @@ class _Parser:
                 if tok & 0xBF != 0x06:
                     raise WevtError(f"expected a BinXML attribute at offset 0x{pos:x}")
                 aname, pos = self.name(pos + 1)
+                at = pos
                 value, pos = self.content(pos, depth, in_attr=True)
+                if aname == "xmlns" or aname.startswith("xmlns:"):
+                    self.namespace(aname, value, at)
                 elem.attrs.append((aname, value))  # type: ignore[arg-type]
                 if not tok & 0x40:
                     break
@@ -212,6 +249,15 @@ class _Parser:
             )
         elem.children = children
         return elem, pos + 1
+
+    @staticmethod
+    def namespace(aname: str, value: Sequence[Element | Text | Subst], at: int) -> None:
+        """A namespace declaration must be plain text and a URI reference."""
+        if any(not isinstance(v, Text) for v in value):
+            raise WevtError(f"BinXML {aname} at offset 0x{at:x} holds a substitution")
+        uri = "".join(v.text for v in value if isinstance(v, Text))
+        if not is_uri_reference(uri):
+            raise WevtError(f"BinXML {aname} at offset 0x{at:x}: {uri!r} is not a URI")
 
     def content(
         self, pos: int, depth: int, *, in_attr: bool

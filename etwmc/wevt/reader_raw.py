@@ -282,7 +282,7 @@ def _levl(b: Buf, off: int) -> tuple[str, object]:
     out = []
     for i in range(n):
         e = off + 12 + 12 * i
-        name = b.sized_string(b.u32(e + 8, "level name offset"), "level name")
+        name = b.qname(b.u32(e + 8, "level name offset"), "level name")
         out.append(RawLevel(e, b.u32(e, "level value"), b.u32(e + 4, "level message id"), name))
     return "levels", tuple(out)
 
@@ -292,7 +292,7 @@ def _opco(b: Buf, off: int) -> tuple[str, object]:
     out = []
     for i in range(n):
         e = off + 12 + 12 * i
-        name = b.sized_string(b.u32(e + 8, "opcode name offset"), "opcode name")
+        name = b.qname(b.u32(e + 8, "opcode name offset"), "opcode name")
         out.append(
             RawOpcode(
                 e,
@@ -310,7 +310,7 @@ def _task(b: Buf, off: int) -> tuple[str, object]:
     out = []
     for i in range(n):
         e = off + 12 + 28 * i
-        name = b.sized_string(b.u32(e + 24, "task name offset"), "task name")
+        name = b.qname(b.u32(e + 24, "task name offset"), "task name")
         out.append(
             RawTask(
                 e,
@@ -328,7 +328,7 @@ def _keyw(b: Buf, off: int) -> tuple[str, object]:
     out = []
     for i in range(n):
         e = off + 12 + 16 * i
-        name = b.sized_string(b.u32(e + 12, "keyword name offset"), "keyword name")
+        name = b.qname(b.u32(e + 12, "keyword name offset"), "keyword name")
         out.append(
             RawKeyword(e, b.u64(e, "keyword mask"), b.u32(e + 8, "keyword message id"), name)
         )
@@ -513,7 +513,7 @@ def _fltr(b: Buf, off: int) -> tuple[str, object]:
     out = []
     for i in range(n):
         e = off + 16 + 16 * i
-        name = b.sized_string(b.u32(e + 8, "filter name offset"), "filter name")
+        name = b.qname(b.u32(e + 8, "filter name offset"), "filter name")
         out.append(
             RawFilter(
                 b.u8(e, "filter value"),

@@ -1,0 +1,157 @@
+"""The files a command is told to read or write, and how their problems are reported.
+
+The rules every command follows (README, "Exit codes"):
+
+- An input that cannot be opened is a usage error (:class:`UsageError`, exit 2): it does
+  not exist, it is a folder, or it is not a regular file (a FIFO would block and a
+  device may never end, so neither is opened for reading).
+- A binary input that opens but is malformed is an error in the input: a diagnostic
+  with a stable code and the byte offset of the problem (exit 1).  WEVT_TEMPLATE blobs
+  are ETW020, message tables ETW021, event files ETW022.
+- An output file that cannot be written (its folder does not exist, it is a folder, the
+  disk is full) is a usage error; nothing is left half written in its place.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from .diagnostics import Diagnostic, Severity, Span, code, diag
+from .model import Manifest
+
+E_BLOB = code("ETW020", Severity.ERROR, "a WEVT_TEMPLATE blob cannot be read")
+E_MESSAGES = code("ETW021", Severity.ERROR, "a message table cannot be read")
+E_EVENTS = code("ETW022", Severity.ERROR, "an event file cannot be read")
+
+# mc's largest blobs are a few MiB; a binary input is read whole, so it is bounded.
+MAX_BINARY = 64 * 1024 * 1024
+
+
+class UsageError(Exception):
+    """The command cannot run as asked: an input that cannot be opened, an output that
+    cannot be written.  The message is one line, for ``etwmc: <message>``."""
+
+
+def open_input(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a file named on the command line for reading; :class:`UsageError` when it
+    cannot be (see the module docstring)."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        raise UsageError(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise UsageError(f"cannot read {os.fspath(path)}: it is {kind}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def require_input(path: str | os.PathLike[str]) -> None:
+    """Raise :class:`UsageError` unless ``path`` can be opened as :func:`open_input` does."""
+    open_input(path).close()
+
+
+def read_binary(path: str) -> bytes:
+    """A binary input, whole (:data:`MAX_BINARY` bytes at most, else ValueError)."""
+    with open_input(path) as f:
+        try:
+            data = f.read(MAX_BINARY + 1)
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    if len(data) > MAX_BINARY:
+        raise ValueError(f"the file is larger than the {MAX_BINARY} bytes etwmc reads")
+    return data
+
+
+def load_message_tables(
+    paths: Sequence[str], *, xml_text: bool = False
+) -> tuple[list[dict[int, str]], list[Diagnostic]]:
+    """Read message-table files (RT_MESSAGETABLE resources) into id -> text maps;
+    ``xml_text``: their texts must be XML text (for the decompiler)."""
+    from .wevt.msgtable import read_message_table
+
+    tables: list[dict[int, str]] = []
+    problems: list[Diagnostic] = []
+    for path in paths:
+        try:
+            tables.append(dict(read_message_table(read_binary(path), xml_text=xml_text)))
+        except ValueError as e:  # MessageTableError, or too large
+            problems.append(diag(E_MESSAGES, Span(path), f"cannot read the message table: {e}"))
+    return tables, problems
+
+
+def load_blob(
+    path: str,
+    messages: Sequence[str] = (),
+    cultures: Sequence[str] = (),
+    *,
+    xml_text: bool = False,
+    losses: bool = False,
+) -> tuple[Manifest | None, list[Diagnostic]]:
+    """A WEVT_TEMPLATE blob and its message tables as a model, or the diagnostics that
+    say why not (each with the byte offset of the problem).  ``xml_text``: as for
+    :func:`load_message_tables`.  ``losses``: with the model come the warnings about
+    what a manifest rebuilt from it cannot give back (:mod:`etwmc.wevt.fidelity`)."""
+    from .wevt.reader import read_wevt, read_wevt_with_losses
+
+    try:
+        blob = read_binary(path)
+    except ValueError as e:
+        return None, [diag(E_BLOB, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
+    tables, problems = load_message_tables(messages, xml_text=xml_text)
+    if problems:
+        return None, problems
+    try:
+        if losses:
+            manifest, found = read_wevt_with_losses(
+                blob, messages=tables, cultures=cultures, path=path
+            )
+            return manifest, list(found)
+        return read_wevt(blob, messages=tables, cultures=cultures, path=path), []
+    except ValueError as e:  # WevtError
+        return None, [diag(E_BLOB, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
+
+
+def event_file_problem(path: str, e: Exception) -> Diagnostic:
+    return diag(E_EVENTS, Span(path), f"cannot read the event file: {e}")
+
+
+def write_output(path: str, text: str) -> None:
+    """Write a command's report or result to ``path`` (UTF-8, ``\\n`` line ends).
+
+    The text goes to a temporary file beside ``path`` that replaces it once complete,
+    so a failure never leaves a truncated file; a path that is not a regular file (a
+    FIFO, ``/dev/stdout``) is written directly."""
+    from .emit import EmitError, write_file
+
+    data = text.encode("utf-8", "surrogateescape")  # an undecodable file name: its bytes
+    try:
+        try:
+            mode: int | None = os.stat(path).st_mode  # through links, as open() goes
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            with open(path, "wb") as f:
+                f.write(data)
+            return
+        # A symbolic link keeps pointing where it did: the file it names is replaced.
+        target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+        if not target.parent.is_dir():
+            raise UsageError(f"cannot write {path}: the folder {target.parent} does not exist")
+        write_file(target, data)
+    except EmitError as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None

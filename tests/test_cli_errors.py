@@ -1,0 +1,293 @@
+"""The command line's error paths, as users meet them: each gives one clear message and
+the exit code the README documents (2 for usage errors, 130 when interrupted), never an
+internal error."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from codegen_helpers import HELLO
+
+from etwmc.cli import main
+from etwmc.runtime.eventfile import write_events
+from etwmc.validate import check_file
+from etwmc.wevt import binary_outputs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    rc = main(args)
+    out = capsys.readouterr()
+    assert "internal error" not in out.err and "Traceback" not in out.err, out.err
+    return rc, out.out + out.err
+
+
+@pytest.fixture()
+def inputs(tmp_path: Path) -> dict[str, Path]:
+    """A manifest, its blob and message table, and an event file."""
+    manifest = check_file(HELLO).manifest
+    assert manifest is not None
+    files = binary_outputs(manifest, "hello")
+    blob, msg = tmp_path / "helloTEMP.BIN", tmp_path / "hello_MSG00001.bin"
+    blob.write_bytes(files["helloTEMP.BIN"])
+    msg.write_bytes(files["hello_MSG00001.bin"])
+    events = tmp_path / "e.etwmc"
+    write_events(events, [])
+    return {"man": HELLO, "blob": blob, "msg": msg, "events": events}
+
+
+def _commands(i: dict[str, Path], missing: Path) -> dict[str, list[str]]:
+    """Every command, with one input replaced by ``missing``."""
+    m, b, g, e = (str(i[k]) for k in ("man", "blob", "msg", "events"))
+    x = str(missing)
+    return {
+        "lint": ["lint", x],
+        "lint-among-others": ["lint", m, x],
+        "compile": ["compile", x, "-o", str(missing.parent / "out")],
+        "decompile": ["decompile", x],
+        "decompile-messages": ["decompile", b, "--messages", x],
+        "decode-events": ["decode", x, "--wevt", b],
+        "decode-wevt": ["decode", e, "--wevt", x],
+        "decode-manifest": ["decode", e, "--manifest", x],
+        "decode-messages": ["decode", e, "--wevt", b, "--messages", g, "--messages", x],
+        "diff-old": ["diff", x, m],
+        "diff-new": ["diff", m, x],
+    }
+
+
+_KINDS = list(_commands({k: Path(k) for k in ("man", "blob", "msg", "events")}, Path("x")))
+
+
+@pytest.mark.parametrize("command", _KINDS)
+def test_a_missing_input_is_a_usage_error(
+    command: str, inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "no-such-file"
+    rc, report = _run(_commands(inputs, missing)[command], capsys)
+    assert rc == 2, report
+    assert "no-such-file" in report
+    assert "no such file" in report.lower()
+
+
+@pytest.mark.parametrize("command", [k for k in _KINDS if not k.startswith("lint")])
+def test_a_folder_or_a_fifo_as_input_is_a_usage_error(
+    command: str, inputs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    rc, report = _run(_commands(inputs, folder)[command], capsys)
+    assert rc == 2 and "a-folder" in report, report
+    if command == "compile" or not hasattr(os, "mkfifo"):
+        return  # the manifest reader's own handling of FIFOs is tested with it
+    fifo = tmp_path / "a-fifo"
+    os.mkfifo(fifo)
+    rc, report = _run(_commands(inputs, fifo)[command], capsys)  # must not block
+    assert rc == 2 and "not a regular file" in report, report
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["lint", "{man}", "-o", "{out}"],
+        ["decompile", "{blob}", "-o", "{out}"],
+        ["decode", "{events}", "--wevt", "{blob}", "-o", "{out}"],
+        ["diff", "{man}", "{man}", "-o", "{out}"],
+    ],
+    ids=lambda c: c[0],
+)
+def test_output_into_a_missing_folder_is_a_usage_error(
+    command: list[str],
+    inputs: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "missing" / "report.txt"
+    args = [a.format(out=out, **inputs) for a in command]
+    rc, report = _run(args, capsys)
+    assert rc == 2, report
+    assert f"{tmp_path / 'missing'} does not exist" in report
+    assert not (tmp_path / "missing").exists()
+    # The same command writes the file once the folder exists, and only that file.
+    (tmp_path / "missing").mkdir()
+    assert main(args) in (0, 1)
+    assert [p.name for p in (tmp_path / "missing").iterdir()] == ["report.txt"]
+
+
+def test_output_through_a_symbolic_link_writes_the_target(
+    inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    target = tmp_path / "real.man"
+    target.write_text("old")
+    link = tmp_path / "link.man"
+    link.symlink_to(target)
+    assert main(["decompile", str(inputs["blob"]), "-o", str(link)]) == 0
+    assert link.is_symlink() and target.read_text().startswith("<?xml")
+
+
+# --------------------------------------------------------------------------- compile
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ["--module", "class"],
+        ["--module", "None"],
+        ["--module", "not-an-identifier"],
+        ["--module", "con"],
+        ["-z", "CON"],
+        ["-z", "con.events"],
+        ["-z", "Nul"],
+        ["-z", "com1"],
+        ["-z", "LPT9"],
+        ["-z", "aux "],
+        ["-z", "CONOUT$"],
+        ["-z", "x:y"],
+        ["-z", "x."],
+    ],
+)
+def test_unusable_names_are_refused(
+    bad: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, report = _run(["compile", str(HELLO), "-o", str(tmp_path / "out"), *bad], capsys)
+    assert rc == 2
+    assert "error ETW612" in report and repr(bad[1]) in report
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("name", ["CON.man", "lpt1.events.man", 'q"uote.man', "a\nb.man"])
+def test_a_base_derived_from_an_unusable_manifest_name_is_refused(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    man = tmp_path / name
+    shutil.copy(HELLO, man)
+    rc, report = _run(["compile", str(man), "-o", str(tmp_path / "out")], capsys)
+    assert rc == 2
+    assert "error ETW612" in report and "from the manifest's file name" in report
+    assert "-z BASE" in report
+    assert not (tmp_path / "out").exists()
+    # Naming the base is the way out.
+    assert main(["compile", str(man), "-o", str(tmp_path / "out"), "-z", "ok"]) == 0
+
+
+def test_names_that_look_odd_but_work_everywhere_are_accepted(tmp_path: Path) -> None:
+    for base, module in (("Console", "console"), ("com10", "com10"), ("my events", "lpt")):
+        assert (
+            main(["compile", str(HELLO), "-o", str(tmp_path), "-z", base, "--module", module]) == 0
+        )
+        assert (tmp_path / f"{base}TEMP.BIN").is_file() and (tmp_path / f"{module}.py").is_file()
+
+
+def test_nothing_to_write_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rc, report = _run(
+        ["compile", str(HELLO), "-o", str(tmp_path), "--no-python", "--no-binary"], capsys
+    )
+    assert rc == 2 and "leave nothing to write" in report
+    assert list(tmp_path.iterdir()) == []
+    # With the resource DLL there is something to write.
+    args = ["compile", str(HELLO), "-o", str(tmp_path), "--no-python", "--no-binary"]
+    assert main([*args, "--resource-dll"]) == 0
+    assert [p.suffix for p in tmp_path.iterdir()] == [".dll"]
+
+
+def test_output_folder_that_is_a_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "out").write_text("a file")
+    rc, report = _run(["compile", str(HELLO), "-o", str(tmp_path / "out")], capsys)
+    assert rc == 2 and "cannot create the output folder" in report
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+
+
+def test_interrupt_in_process(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import etwmc.guid
+
+    def interrupted(args: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(etwmc.guid, "run", interrupted)
+    assert main(["guid", "x"]) == 130
+    assert capsys.readouterr().err == "etwmc: interrupted\n"
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
+def test_ctrl_c_exits_130_with_one_line() -> None:
+    # A real SIGINT while a command runs (the command waits so the signal lands in it).
+    code = (
+        "import sys, time, etwmc.guid as g\n"
+        "def wait(args):\n"
+        "    print('ready', flush=True)\n"
+        "    time.sleep(60)\n"
+        "    return 0\n"
+        "g.run = wait\n"
+        "from etwmc.cli import main\n"
+        "sys.exit(main(['guid', 'x']))\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == "etwmc: interrupted\n"
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX pipes")
+@pytest.mark.parametrize("args", [["guid", "x"], ["lint", "--list-codes"]])
+def test_a_closed_pipe_is_quiet(args: list[str]) -> None:
+    # `etwmc ... | head`: the reader is gone before etwmc writes.
+    read, write = os.pipe()
+    os.close(read)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as in a shell
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", *args],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        env=env,
+        timeout=60,
+    )
+    os.close(write)
+    assert proc.returncode == 2
+    assert proc.stderr == b""
+
+
+@pytest.mark.skipif(os.name == "nt", reason="POSIX file names are bytes")
+def test_a_file_name_the_locale_cannot_decode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Python holds such a name as lone surrogates; a report prints it as its bytes.
+    raw = os.fsencode(tmp_path) + b"/no\xffpe.man"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}  # as in a UTF-8 locale
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", "lint", raw], capture_output=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2
+    assert raw + b": error ETW012" in proc.stdout
+    assert b"internal error" not in proc.stderr
+    report = tmp_path / "report.txt"
+    rc, _ = _run(["lint", "-o", str(report), os.fsdecode(raw)], capsys)
+    assert rc == 2 and raw in report.read_bytes()
+    rc, text = _run(["guid", "Good", os.fsdecode(b"B\xffad")], capsys)
+    assert rc == 2 and "not valid text" in text
+
+
+@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
+def test_output_to_dev_stdout_on_a_pipe(inputs: dict[str, Path]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", "decompile", str(inputs["blob"]), "-o", "/dev/stdout"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(b"<?xml")
