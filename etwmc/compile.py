@@ -53,11 +53,10 @@ def output_checks(manifest: Manifest) -> list[Diagnostic]:
     producing them: ``etwmc lint`` adds these to validation, so that lint and a compile
     with the default outputs fail and pass together.  The same functions run inside
     :func:`compile_manifest`."""
-    from .codegen import build_context
+    from .python import check
     from .wevt import output_diagnostics
 
-    _, diags = build_context(manifest, version=__version__, source="")
-    return [*diags, *output_diagnostics(manifest)]
+    return [*check(manifest), *output_diagnostics(manifest)]
 
 
 def default_base(path: str | Path) -> str:
@@ -81,7 +80,7 @@ def compile_manifest(
     """Validate ``path`` and plan its outputs in memory (nothing is written).
 
     No manifest text reaches the module except as a checked literal or identifier
-    (:mod:`etwmc.render`, :mod:`etwmc.naming`); ``verify`` also parses the module and
+    (:mod:`etwmc.python`, :mod:`etwmc.naming`); ``verify`` also parses the module and
     checks that it only imports what etwmc's modules import and only defines names at
     top level (about 1 s per 100,000 generated lines; the tests always do).
 
@@ -105,13 +104,11 @@ def compile_manifest(
         return CompileResult({}, finalize(diags, werror=werror))
     files: dict[str, bytes] = {}
     if python:
-        from .codegen import build_context, module_name
-        from .render import render
+        from .python import generate, module_name
 
-        ctx, gen_diags = build_context(manifest, version=__version__, source=Path(path).name)
+        text, gen_diags = generate(manifest, source=Path(path).name, version=__version__)
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
-            text = render("provider.py.j2", m=ctx)
             safety = _syntax_problem(text) if verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))

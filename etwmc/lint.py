@@ -104,7 +104,7 @@ CODE_MODULES = (
     "etwmc.lint",
     "etwmc.guid",
     "etwmc.naming",
-    "etwmc.codegen",
+    "etwmc.python",
     "etwmc.compile",
     "etwmc.emit",
     "etwmc.wevt",

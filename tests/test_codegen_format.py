@@ -10,8 +10,9 @@ from codegen_helpers import generate, manifest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from etwmc import render
-from etwmc.render import black_check, pybytes, pystr
+from etwmc.python import literals, render
+from etwmc.python.literals import pybytes, pystr
+from etwmc.python.render import black_check
 
 
 @settings(max_examples=300, deadline=None)
@@ -38,9 +39,9 @@ def test_unsafe_literals_are_refused() -> None:
     import pytest
 
     with pytest.raises(ValueError):
-        render._checked('"a" + exec("x") + "b"', '"')
+        literals._checked('"a" + exec("x") + "b"', '"')
     with pytest.raises(ValueError):
-        render._checked('"\n"\nimport os', '"')
+        literals._checked('"\n"\nimport os', '"')
 
 
 LONG = "A" * 70

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from etwmc.compile import _syntax_problem
-from etwmc.render import black_check
+from etwmc.python.render import black_check
 from etwmc.runtime.backends.inproc import InProcBackend
 from etwmc.validate import check_bytes
 

@@ -116,7 +116,7 @@ TWO_PROVIDERS = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_event_names_shared_by_versions_or_providers() -> None:
-    from etwmc.codegen import build_context
+    from etwmc.python import build_context
     from etwmc.validate import check_bytes
 
     checked = check_bytes(TWO_PROVIDERS.encode(), "two.man")

@@ -1,0 +1,293 @@
+"""Model -> template context for the generated Python provider module.
+
+Every decision lives here and in the modules it calls; the template only loops.  The
+steps, in order:
+
+1. **Names** (:mod:`etwmc.naming`): one module scope (provider namespace classes, event
+   descriptor constants and their ``write_``/``is_enabled_``/``start_``/``stop_``
+   functions), one scope per namespace class, one per enum, one per event's parameters.
+2. **Descriptors and enable flags** (:mod:`.descriptors`): the values mc puts in each
+   EVENT_DESCRIPTOR, and one flag per distinct (level, keyword) pair of a provider's
+   events, in event order, exactly like mc's enable bits.
+3. **Payload plans** (:mod:`.payload`): each template becomes a tuple of field specs for
+   the module's generic encoder, the event functions' parameters, and for simple
+   templates an inlined encoder.
+4. **Literals**: every manifest text goes through :func:`.literals.pystr`; numbers are
+   formatted from ints; GUIDs from :class:`uuid.UUID`.  Nothing else is emitted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Event, Manifest, Provider
+from ..naming import Kind, Scope, identifier
+from ..winmeta import LEVELS, OPCODES
+from .descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
+from .literals import pybytes, pystr
+from .payload import ParamCtx, Plan, plan_template
+from .render import LINE_LENGTH
+from .reserved import BUILTINS, MODULE_NAMES, NAMESPACE_NAMES
+
+E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
+
+# --------------------------------------------------------------------------- context
+
+
+@dataclass(slots=True)
+class EnumCtx:
+    name: str
+    base: str  # "enum.IntEnum" or "enum.IntFlag"
+    members: list[tuple[str, str]]  # (identifier, value literal)
+
+
+@dataclass(slots=True)
+class EventCtx:
+    ident: str
+    write: str
+    is_enabled: str
+    start: str | None
+    stop: str | None
+    descriptor: tuple[int, int, int, int, int, int, str]  # keyword as a hex literal
+    packed: str  # name of the packed-descriptor global
+    flag: str
+    runtime: str
+    params: list[ParamCtx]
+    spec: str | None  # name of the template's field-spec global (None: no payload)
+    values: list[str]  # the values handed to the encoder (parameters, or None if derived)
+    inline: list[str] | None  # inlined encoder statements, or None for the generic one
+    doc: str  # docstring literal
+
+
+@dataclass(slots=True)
+class ProviderCtx:
+    ns: str
+    runtime: str
+    name: str  # literal
+    guid: str  # literal
+    register_guid: str  # literal: the GUID ETW registration uses
+    control_guid: str | None
+    group_guid: str | None
+    traits: str  # bytes literal
+    enums: list[EnumCtx]
+    maps: list[EnumCtx]
+    flags: list[str]
+    pairs: list[tuple[int, str]]
+    on_enable: str
+    events: list[EventCtx]
+
+
+@dataclass(slots=True)
+class SpecCtx:
+    name: str
+    lines: list[str]  # `_Field(...),` lines, struct members nested and indented
+
+
+@dataclass(slots=True)
+class ModuleCtx:
+    version: str
+    source: str  # literal
+    providers: list[ProviderCtx] = field(default_factory=list)
+    structs: list[tuple[str, str]] = field(default_factory=list)  # (name, format literal)
+    specs: list[SpecCtx] = field(default_factory=list)
+    flags: list[str] = field(default_factory=list)
+    aliases: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, type, fits)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _traits(p: Provider, diags: list[Diagnostic]) -> bytes:
+    try:
+        return traits_blob(p)
+    except ValueError as e:
+        diags.append(
+            diag(
+                E_TRAITS,
+                p.span,
+                f"provider '{p.name}': {e}",
+                hint='shorten the provider name or set includeName="false" in <traits>',
+            )
+        )
+        return b""
+
+
+def _local(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
+
+
+def _guid(g: uuid.UUID) -> str:
+    return f'uuid.UUID("{g}")'
+
+
+def _hex(v: int) -> str:
+    return f"0x{v:X}"
+
+
+# --------------------------------------------------------------------------- enums
+
+
+def _enum(
+    name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str
+) -> tuple[EnumCtx, list[Diagnostic]]:
+    scope = Scope(f"member of {name}", Kind.MEMBER, file=file)
+    members = [(scope.claim(text), _hex(v) if hexa else str(v)) for text, v in items]
+    return EnumCtx(name, base, members), scope.diagnostics
+
+
+def _provider_enums(
+    manifest: Manifest, p: Provider, ns_scope: Scope
+) -> tuple[list[EnumCtx], list[EnumCtx], list[Diagnostic]]:
+    file = manifest.path
+    diags: list[Diagnostic] = []
+    enums: list[EnumCtx] = []
+
+    def add(name: str, base: str, items: list[tuple[str, int]], hexa: bool = False) -> None:
+        e, d = _enum(name, base, items, hexa, file)
+        enums.append(e)
+        diags.extend(d)
+
+    win_levels = [(w.local, w.value) for w in LEVELS.values() if w.text]
+    add("Level", "enum.IntEnum", win_levels + [(_local(lv.name), lv.value) for lv in p.levels])
+    add("Keyword", "enum.IntFlag", [(_local(k.name), k.mask) for k in p.keywords], True)
+    win_ops = [(w.local, w.value) for w in OPCODES.values() if w.text]
+    ops = [(_local(o.name), o.value) for o in p.all_opcodes()]
+    add("Opcode", "enum.IntEnum", win_ops + ops)
+    add("Task", "enum.IntEnum", [(_local(t.name), t.value) for t in p.tasks])
+    add("Channel", "enum.IntEnum", [(c.chid or c.name, c.value) for c in p.channels])
+
+    maps: list[EnumCtx] = []
+    for m in p.maps:
+        items = []
+        for item in m.items:
+            text = item.symbol or manifest.text(item.message) or f"V{item.value}"
+            items.append((text, item.value))
+        base = "enum.IntFlag" if m.kind == "bit" else "enum.IntEnum"
+        e, d = _enum(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit", file)
+        maps.append(e)
+        diags.extend(d)
+    return enums, maps, diags
+
+
+# --------------------------------------------------------------------------- module
+
+
+def _event_texts(events: tuple[Event, ...]) -> list[str]:
+    """The name each event's Python names derive from: its symbol, else its name, else
+    ``Event<id>``; versions of one event sharing a name get ``_v<version>``."""
+    texts = [e.symbol or e.name or f"Event{e.value}" for e in events]
+    shared = Counter(texts)
+    return [
+        f"{t}_v{e.version}" if shared[t] > 1 and e.version else t
+        for t, e in zip(texts, events, strict=True)
+    ]
+
+
+def build_context(
+    manifest: Manifest, *, version: str, source: str
+) -> tuple[ModuleCtx, list[Diagnostic]]:
+    """The template context for ``manifest``'s module, and the naming diagnostics."""
+    diags: list[Diagnostic] = []
+    file = manifest.path
+    mod = Scope("name", Kind.GLOBAL, MODULE_NAMES | BUILTINS, file=file)
+    ctx = ModuleCtx(version=version, source=pystr(source))
+    structs: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # struct type text -> alias name
+    plans: dict[int, tuple[str | None, Plan]] = {}  # id(template) -> (spec name, plan)
+
+    provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
+    texts = [_event_texts(p.events) for p in manifest.providers]
+    # An event name used by several providers of the manifest gets its provider's name
+    # in front, in every provider that uses it.
+    owners = Counter(t for ts in texts for t in set(ts))
+    event_names = [
+        [
+            mod.claim(f"{ns}_{t}" if owners[t] > 1 else t, e.span)
+            for t, e in zip(ts, p.events, strict=True)
+        ]
+        for p, ts, ns in zip(manifest.providers, texts, provider_names, strict=True)
+    ]
+    for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
+        ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_NAMES | BUILTINS, file=file)
+        enums, maps, d = _provider_enums(manifest, p, ns_scope)
+        diags.extend(d)
+        diags.extend(ns_scope.diagnostics)
+        pairs, bits = enable_pairs(p)
+        first_flag = len(ctx.flags)
+        flags = [f"_on_{first_flag + i}" for i in range(len(pairs))]
+        ctx.flags.extend(flags)
+        runtime = f"_p{pi}"
+        pc = ProviderCtx(
+            ns=ns,
+            runtime=runtime,
+            name=pystr(p.name),
+            guid=_guid(p.guid),
+            register_guid=_guid(p.control_guid or p.guid),
+            control_guid=_guid(p.control_guid) if p.control_guid else None,
+            group_guid=_guid(p.traits.group_guid) if p.traits and p.traits.group_guid else None,
+            traits=pybytes(_traits(p, diags)),
+            enums=enums,
+            maps=maps,
+            flags=flags,
+            pairs=[(lv, _hex(kw)) for lv, kw in pairs],
+            on_enable=f"_on_enable_{pi}",
+            events=[],
+        )
+        for ev, ident, bit in zip(p.events, event_names[pi], bits, strict=True):
+            if ev.not_logged:
+                continue
+            spec: str | None = None
+            params: list[ParamCtx] = []
+            values: list[str] = []
+            inline: list[str] | None = []
+            if ev.template is not None and ev.template.items:
+                key = id(ev.template)
+                if key not in plans:
+                    name = f"_T{len(ctx.specs)}"
+                    where = f"template {ev.template.tid!r}"
+                    plan = plan_template(ev.template, where, structs, aliases, diags)
+                    ctx.specs.append(SpecCtx(name, plan.spec))
+                    plans[key] = (name, plan)
+                spec, plan = plans[key]
+                params = plan.params
+                values = plan.values
+                inline = plan.inline
+            d7 = descriptor(p, ev)
+            opcode = d7[4]
+            pc.events.append(
+                EventCtx(
+                    ident=ident,
+                    write=mod.claim(f"write_{ident}"),
+                    is_enabled=mod.claim(f"is_enabled_{ident}"),
+                    start=mod.claim(f"start_{ident}") if opcode == START_OPCODE else None,
+                    stop=mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None,
+                    descriptor=(*d7[:6], _hex(d7[6])),
+                    packed=f"_d{sum(len(x.events) for x in ctx.providers) + len(pc.events)}",
+                    flag=flags[bit],
+                    runtime=runtime,
+                    params=params,
+                    spec=spec,
+                    values=values,
+                    inline=inline,
+                    doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
+                )
+            )
+        ctx.providers.append(pc)
+    ctx.structs = [
+        (var, f"_pointers({pystr('<' + fmt)})" if "P" in fmt else pystr("<" + fmt))
+        for fmt, var in structs.items()
+    ]
+    for text, name in aliases.items():
+        # black's shape: on one line when it fits, else the right-hand side in parentheses.
+        one_line = len(f"{name}: TypeAlias = {text}") <= LINE_LENGTH
+        ctx.aliases.append((name, text, one_line))
+    diags.extend(mod.diagnostics)
+    return ctx, diags
+
+
+def module_name(base: str) -> str:
+    """The Python module name for an output base name (``wpf-etw`` -> ``wpf_etw``)."""
+    return identifier(base, Kind.PARAM)

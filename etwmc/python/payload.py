@@ -1,0 +1,236 @@
+"""Payload plans: each template becomes field specs for the runtime's generic encoder,
+the event functions' parameters, and (for simple templates) an inlined encoder.
+
+Templates of fixed-size scalars, GUIDs and NUL-terminated strings get an inlined encoder
+(one precompiled ``struct.Struct`` per run of scalars).  Parameter types: int, float,
+bool, str, bytes, uuid.UUID, datetime, ``str | bytes`` for SIDs; ``Sequence[...]`` for
+arrays; a tuple (or a dict by member name) for a struct.  Count and length fields are
+not parameters: they are filled in from the sequences and strings they measure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..diagnostics import Diagnostic, Severity, code, diag
+from ..model import Field, Struct, Template
+from ..naming import Kind, Scope
+from ..winmeta import SCALAR_FORMATS
+from .literals import pystr
+from .reserved import BUILTINS, PARAM_RESERVED
+
+E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
+
+STRUCT_CODE = 0  # the code the generic encoder uses for a <struct>
+
+_PY_TYPES = {1: "str", 2: "str", 22: "str", 23: "str", 11: "float", 12: "float"}
+_PY_TYPES |= {13: "bool", 14: "bytes", 25: "bytes", 15: "uuid.UUID", 17: "datetime"}
+_PY_TYPES |= {18: "datetime", 19: "str | bytes"}
+
+
+@dataclass(slots=True)
+class ParamCtx:
+    name: str
+    annotation: str
+
+
+@dataclass(slots=True)
+class Plan:
+    """One template's field specs, parameters and (when possible) inlined encoder."""
+
+    spec: list[str]
+    params: list[ParamCtx]
+    values: list[str]  # per top-level item: its parameter name, or "None" (derived)
+    inline: list[str] | None
+
+
+def _extent(value: int | str | None, names: dict[str, int]) -> tuple[str, str, bool]:
+    """(constant literal, reference-index literal, resolved) for a count or length."""
+    if value is None:
+        return "None", "None", True
+    if isinstance(value, int):
+        return str(value), "None", True
+    if value in names:
+        return "None", str(names[value]), True
+    return "None", "None", False
+
+
+def _referenced(items: tuple[Field | Struct, ...] | tuple[Field, ...]) -> set[str]:
+    out: set[str] = set()
+    for it in items:
+        for v in (it.count, it.length):
+            if isinstance(v, str):
+                out.add(v)
+    return out
+
+
+def _count(it: Field | Struct) -> int | str | None:
+    """An item's count; a constant 0 is no count: mc's binary metadata stores none for
+    it, so decoders read one value (and a NUL-terminated string for a length 0), and
+    the module must write what they read."""
+    return None if it.count == 0 else it.count
+
+
+def _utf8(f: Field) -> bool:
+    """ANSI strings are Windows-1252 unless their outType is win:Utf8."""
+    return (
+        f.in_type is not None
+        and f.in_type.code in (2, 23)
+        and (f.out_type is not None and f.out_type.qname == "win:Utf8")
+    )
+
+
+def _length(it: Field | Struct) -> int | str | None:
+    """Likewise, a constant length 0 is no length."""
+    return None if it.length == 0 else it.length
+
+
+def _py_type(f: Field) -> str:
+    assert f.in_type is not None
+    c = f.in_type.code
+    base = "int" if c in SCALAR_FORMATS and c not in _PY_TYPES else _PY_TYPES[c]
+    return f"Sequence[{base}]" if _count(f) is not None else base
+
+
+def _specs(
+    items: tuple[Field | Struct, ...] | tuple[Field, ...],
+    where: str,
+    aliases: dict[str, str],
+    diags: list[Diagnostic],
+) -> tuple[list[str], list[bool], list[str]]:
+    """Field-spec lines, which items are derived, and their Python types."""
+    names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
+    counted = _referenced(items)
+    specs: list[str] = []
+    derived: list[bool] = []
+    types: list[str] = []
+    for it in items:
+        count, count_ref, ok1 = _extent(_count(it), names)
+        length, length_ref, ok2 = _extent(_length(it), names)
+        if not (ok1 and ok2):
+            diags.append(
+                diag(
+                    E_UNRESOLVED,
+                    it.span,
+                    f"{where}: field {it.name!r} refers to a count or length field that is "
+                    "not in the same template or struct",
+                )
+            )
+        is_derived = isinstance(it, Field) and it.name in counted
+        members: list[str] = []
+        if isinstance(it, Struct):
+            members, m_derived, m_types = _specs(it.fields, where, aliases, diags)
+            user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
+            tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
+            # A type alias per struct shape keeps signatures short (and black-stable).
+            alias = aliases.setdefault(f"{tup} | dict[str, object]", f"_Struct{len(aliases)}")
+            types.append(f"Sequence[{alias}]" if _count(it) is not None else alias)
+            code_ = STRUCT_CODE
+        else:
+            if it.in_type is None:
+                diags.append(
+                    diag(E_UNRESOLVED, it.span, f"{where}: field {it.name!r} has an unknown inType")
+                )
+                types.append("object")
+                code_ = -1
+            else:
+                types.append(_py_type(it))
+                code_ = it.in_type.code
+        args = [pystr(it.name), str(code_)]
+        for key, val in (
+            ("count_const", count),
+            ("count_ref", count_ref),
+            ("length_const", length),
+            ("length_ref", length_ref),
+        ):
+            if val != "None":
+                args.append(f"{key}={val}")
+        if is_derived:
+            args.append("derived=True")
+        if isinstance(it, Field) and _utf8(it):
+            args.append("utf8=True")
+        if isinstance(it, Struct):
+            # Exploded with magic trailing commas: black keeps this shape at any width.
+            specs.append("_Field(")
+            specs.extend(f"    {a}," for a in args)
+            specs.append("    members=_fields(")
+            specs.extend(f"        {line}" for line in members)
+            specs.append("    ),")
+            specs.append("),")
+        else:
+            specs.append(f"_Field({', '.join(args)}),")
+        derived.append(is_derived)
+    return specs, derived, types
+
+
+def _inline(
+    items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str]
+) -> list[str] | None:
+    """Statements that encode a simple template into ``_payload``, or None when it is not simple.
+
+    Simple: no arrays, structs, lengths or derived counts; only fixed-size scalars,
+    GUIDs (``16s`` of ``bytes_le``) and NUL-terminated strings.
+    """
+    segments: list[tuple[str, list[str]] | str] = []
+    run_fmt = ""
+    run_args: list[str] = []
+    for it, name in zip(items, params, strict=True):
+        if not isinstance(it, Field) or it.in_type is None:
+            return None
+        if _count(it) is not None or _length(it) is not None:
+            return None
+        c = it.in_type.code
+        if c in SCALAR_FORMATS or c == 15:
+            run_fmt += SCALAR_FORMATS.get(c, "16s")
+            run_args.append(f"{name}.bytes_le" if c == 15 else name)
+            continue
+        if c not in (1, 2):
+            return None
+        if run_fmt:
+            segments.append((run_fmt, run_args))
+            run_fmt, run_args = "", []
+        if c == 1:
+            segments.append(f'_u16({name})[0] + b"\\x00\\x00"')
+        elif _utf8(it):
+            segments.append(f'{name}.encode() + b"\\x00"')
+        else:
+            segments.append(f'_ansi({name})[0] + b"\\x00"')
+    if run_fmt:
+        segments.append((run_fmt, run_args))
+    lines: list[str] = []
+    for seg in segments:
+        op = "_payload =" if not lines else "_payload +="
+        if isinstance(seg, str):
+            lines.append(f"{op} {seg}")
+            continue
+        fmt, args = seg
+        var = structs.setdefault(fmt, f"_s{len(structs)}")
+        lines.append(f"{op} {var}.pack(")
+        lines.extend(f"    {a}," for a in args)
+        lines.append(")")
+    return lines
+
+
+def plan_template(
+    t: Template,
+    where: str,
+    structs: dict[str, str],
+    aliases: dict[str, str],
+    diags: list[Diagnostic],
+) -> Plan:
+    specs, derived, types = _specs(t.items, where, aliases, diags)
+    scope = Scope(f"field of {where}", Kind.PARAM, PARAM_RESERVED | BUILTINS)
+    params: list[ParamCtx] = []
+    values: list[str] = []
+    names: list[str] = []
+    for it, is_derived, ty in zip(t.items, derived, types, strict=True):
+        name = scope.claim(it.name, it.span)
+        names.append(name)
+        if is_derived:
+            values.append("None")
+        else:
+            params.append(ParamCtx(name, ty))
+            values.append(name)
+    diags.extend(scope.diagnostics)
+    inline = None if any(derived) else _inline(t.items, names, structs)
+    return Plan(specs, params, values, inline)
