@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
+from . import render as _render
 from .context import E_TRAITS, build_context, module_name
 from .payload import E_UNRESOLVED
-from . import render as _render
 
 __all__ = ["E_TRAITS", "E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
 
