@@ -12,7 +12,6 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``.
 from __future__ import annotations
 
 import argparse
-import ast
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,7 +108,7 @@ def compile_manifest(
         text, gen_diags = generate(manifest, source=Path(path).name, version=__version__)
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
-            safety = _syntax_problem(text) if verify else None
+            safety = _safety_problem(text) if verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
@@ -134,6 +133,13 @@ def compile_manifest(
     return CompileResult({} if has_errors(diags) else files, diags)
 
 
+def _safety_problem(text: str) -> str | None:
+    # Imported here: only --verify needs it, and it imports ast (start-up cost).
+    from .python.verify import safety_problem
+
+    return safety_problem(text)
+
+
 def _bad_name(base: str, module: str | None) -> str | None:
     from .emit import EmitError, check_name
 
@@ -143,39 +149,6 @@ def _bad_name(base: str, module: str | None) -> str | None:
         return f"the output base name {base!r} must be a plain file name"
     if module is not None and not (module.isidentifier() and module.isascii()):
         return f"the module name {module!r} is not a Python identifier"
-    return None
-
-
-_ALLOWED_IMPORTS = frozenset(
-    {"__future__", "contextlib", "enum", "struct", "uuid", "collections.abc"}
-    | {"datetime", "typing", "etwmc.runtime", "etwmc.runtime.payload"}
-)
-_ALLOWED_TOP: tuple[type[ast.stmt], ...] = (ast.ClassDef, ast.FunctionDef, ast.Assign)
-_ALLOWED_TOP += (ast.AnnAssign, ast.Import, ast.ImportFrom)
-
-
-def _syntax_problem(text: str) -> str | None:
-    """Defence in depth: the module is ASCII, parses, imports only what etwmc's modules
-    import, and at top level only defines names (no statement that does something)."""
-    if not text.isascii():
-        return "the generated module is not ASCII"
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as e:
-        return f"the generated module does not parse: {e.msg} (line {e.lineno})"
-    for i, node in enumerate(tree.body):
-        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the docstring
-        if not isinstance(node, _ALLOWED_TOP):
-            return f"unexpected top-level statement at line {node.lineno}"
-        if isinstance(node, ast.Import):
-            modules = {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            modules = {node.module or ""}
-        else:
-            continue
-        if not modules <= _ALLOWED_IMPORTS:
-            return f"unexpected import at line {node.lineno}"
     return None
 
 

@@ -27,6 +27,7 @@ from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
 from ..winmeta import LEVELS, OPCODES
 from .descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
+from .imports import IMPORT_BLOCK
 from .literals import pybytes, pystr
 from .payload import ParamCtx, Plan, plan_template
 from .render import LINE_LENGTH
@@ -90,6 +91,7 @@ class SpecCtx:
 class ModuleCtx:
     version: str
     source: str  # literal
+    imports: str  # the import block
     providers: list[ProviderCtx] = field(default_factory=list)
     structs: list[tuple[str, str]] = field(default_factory=list)  # (name, format literal)
     specs: list[SpecCtx] = field(default_factory=list)
@@ -193,7 +195,7 @@ def build_context(
     diags: list[Diagnostic] = []
     file = manifest.path
     mod = Scope("name", Kind.GLOBAL, MODULE_NAMES | BUILTINS, file=file)
-    ctx = ModuleCtx(version=version, source=pystr(source))
+    ctx = ModuleCtx(version=version, source=pystr(source), imports=IMPORT_BLOCK)
     structs: dict[str, str] = {}
     aliases: dict[str, str] = {}  # struct type text -> alias name
     plans: dict[int, tuple[str | None, Plan]] = {}  # id(template) -> (spec name, plan)

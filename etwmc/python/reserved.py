@@ -2,40 +2,15 @@
 
 from __future__ import annotations
 
-# Names the generated module defines or imports itself.  Manifest names never start
-# with "_" after naming, so the module's private names need no listing.
-MODULE_NAMES = frozenset(
-    {
-        "Activity",
-        "Backend",
-        "EnableState",
-        "EventDescriptor",
-        "EventError",
-        "Final",
-        "Iterator",
-        "NamedTuple",
-        "PROVIDERS",
-        "ProviderRuntime",
-        "SOURCE",
-        "Sequence",
-        "TypeAlias",
-        "annotations",
-        "codecs",
-        "compute_flags",
-        "contextlib",
-        "datetime",
-        "enum",
-        "pack_descriptor",
-        "register",
-        "registration",
-        "set_capture_state_hook",
-        "struct",
-        "timedelta",
-        "timezone",
-        "unregister",
-        "uuid",
-    }
+from .imports import BOUND_NAMES
+
+# Names the generated module binds itself: its imports, and what the template defines
+# at top level besides the manifest's names.  Manifest names never start with "_" after
+# naming, so the module's private names need no listing.
+MODULE_DEFINES = frozenset(
+    {"SOURCE", "PROVIDERS", "register", "unregister", "registration", "set_capture_state_hook"}
 )
+MODULE_NAMES = BOUND_NAMES | MODULE_DEFINES
 # Python's builtins (3.11-3.13, fixed so output does not depend on the interpreter).
 BUILTINS = frozenset(
     """ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup
