@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
-from . import render as _render
+from . import template
 from .context import E_TRAITS, build_context, module_name
 from .payload import E_UNRESOLVED
 
@@ -26,7 +26,7 @@ def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, lis
     ctx, diags = build_context(manifest, version=version, source=source)
     if has_errors(diags):
         return "", diags
-    return _render.render("provider.py.j2", m=ctx), diags
+    return template.render(m=ctx), diags
 
 
 def check(manifest: Manifest) -> list[Diagnostic]:

@@ -26,23 +26,25 @@ from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
 from ..winmeta import LEVELS, OPCODES
+from . import layout
 from .descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
 from .imports import IMPORT_BLOCK
 from .literals import pybytes, pystr
 from .payload import ParamCtx, Plan, plan_template
-from .render import LINE_LENGTH
 from .reserved import BUILTINS, MODULE_NAMES, NAMESPACE_NAMES
 
 E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
 
 # --------------------------------------------------------------------------- context
+# What the template reads.  Statements that can outgrow a line are laid out here
+# (:mod:`.layout`), so the template only prints them.
 
 
 @dataclass(slots=True)
 class EnumCtx:
     name: str
-    base: str  # "enum.IntEnum" or "enum.IntFlag"
-    members: list[tuple[str, str]]  # (identifier, value literal)
+    head: str  # the class statement
+    members: list[str]  # one assignment per member
 
 
 @dataclass(slots=True)
@@ -52,14 +54,17 @@ class EventCtx:
     is_enabled: str
     start: str | None
     stop: str | None
-    descriptor: tuple[int, int, int, int, int, int, str]  # keyword as a hex literal
+    descriptor: str  # the EventDescriptor assignment
     packed: str  # name of the packed-descriptor global
+    packed_assign: str
+    is_enabled_head: str
     flag: str
     runtime: str
     params: list[ParamCtx]
     spec: str | None  # name of the template's field-spec global (None: no payload)
     values: list[str]  # the values handed to the encoder (parameters, or None if derived)
     inline: list[str] | None  # inlined encoder statements, or None for the generic one
+    inline_nested: list[str] | None  # the same, laid out one level deeper
     doc: str  # docstring literal
 
 
@@ -68,14 +73,15 @@ class ProviderCtx:
     ns: str
     runtime: str
     name: str  # literal
-    guid: str  # literal
-    register_guid: str  # literal: the GUID ETW registration uses
-    control_guid: str | None
-    group_guid: str | None
+    name_assign: str  # the NAME assignment in the namespace class
+    guid: str  # uuid.UUID(...) expression
+    register_guid: str  # the expression of the GUID ETW registration uses
+    control_guid: str | None  # GUID text
+    group_guid: str | None  # GUID text
     traits: str  # bytes literal
-    enums: list[EnumCtx]
-    maps: list[EnumCtx]
+    enums: list[EnumCtx]  # Level, Keyword, Opcode, Task, Channel, then the maps
     flags: list[str]
+    pairs_name: str
     pairs: list[tuple[int, str]]
     on_enable: str
     events: list[EventCtx]
@@ -84,19 +90,19 @@ class ProviderCtx:
 @dataclass(slots=True)
 class SpecCtx:
     name: str
-    lines: list[str]  # `_Field(...),` lines, struct members nested and indented
+    lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
 @dataclass(slots=True)
 class ModuleCtx:
     version: str
-    source: str  # literal
+    source_assign: str
     imports: str  # the import block
     providers: list[ProviderCtx] = field(default_factory=list)
-    structs: list[tuple[str, str]] = field(default_factory=list)  # (name, format literal)
+    structs: list[str] = field(default_factory=list)  # struct.Struct assignments
     specs: list[SpecCtx] = field(default_factory=list)
     flags: list[str] = field(default_factory=list)
-    aliases: list[tuple[str, str, bool]] = field(default_factory=list)  # (name, type, fits)
+    aliases: list[str] = field(default_factory=list)  # TypeAlias assignments
 
 
 # --------------------------------------------------------------------------- rules
@@ -136,13 +142,16 @@ def _enum(
     name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str
 ) -> tuple[EnumCtx, list[Diagnostic]]:
     scope = Scope(f"member of {name}", Kind.MEMBER, file=file)
-    members = [(scope.claim(text), _hex(v) if hexa else str(v)) for text, v in items]
-    return EnumCtx(name, base, members), scope.diagnostics
+    members = [
+        layout.assign("        ", scope.claim(text), _hex(v) if hexa else str(v))
+        for text, v in items
+    ]
+    return EnumCtx(name, layout.class_head("    ", name, base), members), scope.diagnostics
 
 
 def _provider_enums(
     manifest: Manifest, p: Provider, ns_scope: Scope
-) -> tuple[list[EnumCtx], list[EnumCtx], list[Diagnostic]]:
+) -> tuple[list[EnumCtx], list[Diagnostic]]:
     file = manifest.path
     diags: list[Diagnostic] = []
     enums: list[EnumCtx] = []
@@ -161,7 +170,6 @@ def _provider_enums(
     add("Task", "enum.IntEnum", [(_local(t.name), t.value) for t in p.tasks])
     add("Channel", "enum.IntEnum", [(c.chid or c.name, c.value) for c in p.channels])
 
-    maps: list[EnumCtx] = []
     for m in p.maps:
         items = []
         for item in m.items:
@@ -169,9 +177,9 @@ def _provider_enums(
             items.append((text, item.value))
         base = "enum.IntFlag" if m.kind == "bit" else "enum.IntEnum"
         e, d = _enum(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit", file)
-        maps.append(e)
+        enums.append(e)
         diags.extend(d)
-    return enums, maps, diags
+    return enums, diags
 
 
 # --------------------------------------------------------------------------- module
@@ -195,9 +203,13 @@ def build_context(
     diags: list[Diagnostic] = []
     file = manifest.path
     mod = Scope("name", Kind.GLOBAL, MODULE_NAMES | BUILTINS, file=file)
-    ctx = ModuleCtx(version=version, source=pystr(source), imports=IMPORT_BLOCK)
+    ctx = ModuleCtx(
+        version=version,
+        source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
+        imports=IMPORT_BLOCK,
+    )
     structs: dict[str, str] = {}
-    aliases: dict[str, str] = {}  # struct type text -> alias name
+    aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
     plans: dict[int, tuple[str | None, Plan]] = {}  # id(template) -> (spec name, plan)
 
     provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
@@ -212,9 +224,10 @@ def build_context(
         ]
         for p, ts, ns in zip(manifest.providers, texts, provider_names, strict=True)
     ]
+    packed = 0
     for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
         ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_NAMES | BUILTINS, file=file)
-        enums, maps, d = _provider_enums(manifest, p, ns_scope)
+        enums, d = _provider_enums(manifest, p, ns_scope)
         diags.extend(d)
         diags.extend(ns_scope.diagnostics)
         pairs, bits = enable_pairs(p)
@@ -222,18 +235,21 @@ def build_context(
         flags = [f"_on_{first_flag + i}" for i in range(len(pairs))]
         ctx.flags.extend(flags)
         runtime = f"_p{pi}"
+        name = pystr(p.name)
+        group = p.traits.group_guid if p.traits else None
         pc = ProviderCtx(
             ns=ns,
             runtime=runtime,
-            name=pystr(p.name),
+            name=name,
+            name_assign=layout.assign("    ", "NAME: Final", name),
             guid=_guid(p.guid),
             register_guid=_guid(p.control_guid or p.guid),
-            control_guid=_guid(p.control_guid) if p.control_guid else None,
-            group_guid=_guid(p.traits.group_guid) if p.traits and p.traits.group_guid else None,
+            control_guid=str(p.control_guid) if p.control_guid else None,
+            group_guid=str(group) if group else None,
             traits=pybytes(_traits(p, diags)),
             enums=enums,
-            maps=maps,
             flags=flags,
+            pairs_name=f"_PAIRS_{pi}",
             pairs=[(lv, _hex(kw)) for lv, kw in pairs],
             on_enable=f"_on_enable_{pi}",
             events=[],
@@ -245,49 +261,69 @@ def build_context(
             params: list[ParamCtx] = []
             values: list[str] = []
             inline: list[str] | None = []
+            inline_nested: list[str] | None = []
+            d7 = descriptor(p, ev)
+            opcode = d7[4]
+            start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
+            stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
             if ev.template is not None and ev.template.items:
                 key = id(ev.template)
                 if key not in plans:
-                    name = f"_T{len(ctx.specs)}"
+                    spec_name = f"_T{len(ctx.specs)}"
                     where = f"template {ev.template.tid!r}"
                     plan = plan_template(ev.template, where, structs, aliases, diags)
-                    ctx.specs.append(SpecCtx(name, plan.spec))
-                    plans[key] = (name, plan)
+                    ctx.specs.append(SpecCtx(spec_name, plan.spec))
+                    plans[key] = (spec_name, plan)
                 spec, plan = plans[key]
                 params = plan.params
                 values = plan.values
-                inline = plan.inline
-            d7 = descriptor(p, ev)
-            opcode = d7[4]
+                inline = plan.encoder(8)
+                # start_/stop_ encode one block deeper (the template indents the block).
+                inline_nested = _dedent(plan.encoder(12)) if start or stop else None
+            keyword = _hex(d7[6])
+            arguments = [f"{k}={v}" for k, v in zip(_FIELDS, d7[:6], strict=True)]
             pc.events.append(
                 EventCtx(
                     ident=ident,
                     write=mod.claim(f"write_{ident}"),
-                    is_enabled=mod.claim(f"is_enabled_{ident}"),
-                    start=mod.claim(f"start_{ident}") if opcode == START_OPCODE else None,
-                    stop=mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None,
-                    descriptor=(*d7[:6], _hex(d7[6])),
-                    packed=f"_d{sum(len(x.events) for x in ctx.providers) + len(pc.events)}",
+                    is_enabled=(is_enabled := mod.claim(f"is_enabled_{ident}")),
+                    start=start,
+                    stop=stop,
+                    descriptor=layout.descriptor(ident, [*arguments, f"keyword={keyword}"]),
+                    packed=f"_d{packed}",
+                    packed_assign=layout.call(
+                        "", f"_d{packed}: Final = pack_descriptor", [*map(str, d7[:6]), keyword]
+                    ),
+                    is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
                     runtime=runtime,
                     params=params,
                     spec=spec,
                     values=values,
                     inline=inline,
+                    inline_nested=inline_nested,
                     doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
                 )
             )
+            packed += 1
         ctx.providers.append(pc)
     ctx.structs = [
-        (var, f"_pointers({pystr('<' + fmt)})" if "P" in fmt else pystr("<" + fmt))
-        for fmt, var in structs.items()
+        layout.struct_assign(var, pystr("<" + fmt), "P" in fmt) for fmt, var in structs.items()
     ]
-    for text, name in aliases.items():
-        # black's shape: on one line when it fits, else the right-hand side in parentheses.
-        one_line = len(f"{name}: TypeAlias = {text}") <= LINE_LENGTH
-        ctx.aliases.append((name, text, one_line))
+    ctx.aliases = [layout.type_alias(name, members) for members, name in aliases.items()]
     diags.extend(mod.diagnostics)
     return ctx, diags
+
+
+_FIELDS = ("id", "version", "channel", "level", "opcode", "task")
+
+
+def _dedent(statements: list[str] | None) -> list[str] | None:
+    """Statements laid out at one indentation, printed where the template adds four
+    spaces to every line (the ``indent`` filter)."""
+    if statements is None:
+        return None
+    return ["\n".join(line[4:] for line in s.split("\n")) for s in statements]
 
 
 def module_name(base: str) -> str:

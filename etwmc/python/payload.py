@@ -10,12 +10,13 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
 from ..winmeta import SCALAR_FORMATS
+from . import layout
 from .literals import pystr
 from .reserved import BUILTINS, PARAM_RESERVED
 
@@ -32,16 +33,48 @@ _PY_TYPES |= {18: "datetime", 19: "str | bytes"}
 class ParamCtx:
     name: str
     annotation: str
+    text: str  # the parameter as its signature line(s) print it
+
+
+# One statement of an inlined encoder: (struct variable, its arguments), or (string
+# function or None for UTF-8, the parameter, the terminator literal).
+Pack = tuple[str, list[str]]
+Terminated = tuple[str | None, str, str]
 
 
 @dataclass(slots=True)
 class Plan:
     """One template's field specs, parameters and (when possible) inlined encoder."""
 
-    spec: list[str]
+    spec: list[str]  # the `_Field(...),` lines of the spec, indented
     params: list[ParamCtx]
     values: list[str]  # per top-level item: its parameter name, or "None" (derived)
-    inline: list[str] | None
+    inline: list[Pack | Terminated] | None
+    _laid_out: dict[int, list[str]] = field(default_factory=dict)
+
+    def encoder(self, indent: int) -> list[str] | None:
+        """The inlined encoder's statements at ``indent`` spaces (None: no inlined
+        encoder); laid out once per indentation."""
+        if self.inline is None:
+            return None
+        lines = self._laid_out.get(indent)
+        if lines is None:
+            lines = self._laid_out[indent] = _encoder(self.inline, " " * indent)
+        return lines
+
+
+def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
+    out: list[str] = []
+    for statement in statements:
+        target = "_payload +=" if out else "_payload ="
+        if len(statement) == 2:
+            var, args = statement
+            body = "".join(f"{pad}    {a},\n" for a in args)
+            out.append(f"{pad}{target} {var}.pack(\n{body}{pad})")
+        else:
+            function, name, end = statement
+            out.append(layout.concat(pad, target, function, name, end))
+    return out
 
 
 def _extent(value: int | str | None, names: dict[str, int]) -> tuple[str, str, bool]:
@@ -95,10 +128,11 @@ def _py_type(f: Field) -> str:
 def _specs(
     items: tuple[Field | Struct, ...] | tuple[Field, ...],
     where: str,
-    aliases: dict[str, str],
+    aliases: dict[tuple[str, ...], str],
     diags: list[Diagnostic],
+    indent: str = "    ",
 ) -> tuple[list[str], list[bool], list[str]]:
-    """Field-spec lines, which items are derived, and their Python types."""
+    """Field-spec lines at ``indent``, which items are derived, and their Python types."""
     names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
     counted = _referenced(items)
     specs: list[str] = []
@@ -119,11 +153,12 @@ def _specs(
         is_derived = isinstance(it, Field) and it.name in counted
         members: list[str] = []
         if isinstance(it, Struct):
-            members, m_derived, m_types = _specs(it.fields, where, aliases, diags)
-            user = [t for t, d in zip(m_types, m_derived, strict=True) if not d]
-            tup = f"tuple[{', '.join(user)}]" if user else "tuple[()]"
-            # A type alias per struct shape keeps signatures short (and black-stable).
-            alias = aliases.setdefault(f"{tup} | dict[str, object]", f"_Struct{len(aliases)}")
+            members, m_derived, m_types = _specs(
+                it.fields, where, aliases, diags, indent + "        "
+            )
+            user = tuple(t for t, d in zip(m_types, m_derived, strict=True) if not d)
+            # A type alias per struct shape keeps signatures short.
+            alias = aliases.setdefault(user, f"_Struct{len(aliases)}")
             types.append(f"Sequence[{alias}]" if _count(it) is not None else alias)
             code_ = STRUCT_CODE
         else:
@@ -151,27 +186,29 @@ def _specs(
             args.append("utf8=True")
         if isinstance(it, Struct):
             # Exploded with magic trailing commas: black keeps this shape at any width.
-            specs.append("_Field(")
-            specs.extend(f"    {a}," for a in args)
-            specs.append("    members=_fields(")
-            specs.extend(f"        {line}" for line in members)
-            specs.append("    ),")
-            specs.append("),")
+            specs.append(f"{indent}_Field(")
+            specs.extend(f"{indent}    {a}," for a in args)
+            specs.append(f"{indent}    members=_fields(")
+            specs.extend(members)
+            specs.append(f"{indent}    ),")
+            specs.append(f"{indent}),")
         else:
-            specs.append(f"_Field({', '.join(args)}),")
+            specs.append(layout.call(indent, "_Field", args, ","))
         derived.append(is_derived)
     return specs, derived, types
 
 
 def _inline(
     items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str]
-) -> list[str] | None:
-    """Statements that encode a simple template into ``_payload``, or None when it is not simple.
+) -> list[Pack | Terminated] | None:
+    """The statements that encode a simple template into ``_payload``, or None when it is
+    not simple.
 
     Simple: no arrays, structs, lengths or derived counts; only fixed-size scalars,
     GUIDs (``16s`` of ``bytes_le``) and NUL-terminated strings.
     """
-    segments: list[tuple[str, list[str]] | str] = []
+    # Struct variables are given out only once the whole template is known to be simple.
+    runs: list[tuple[str, list[str]] | Terminated] = []
     run_fmt = ""
     run_args: list[str] = []
     for it, name in zip(items, params, strict=True):
@@ -187,35 +224,26 @@ def _inline(
         if c not in (1, 2):
             return None
         if run_fmt:
-            segments.append((run_fmt, run_args))
+            runs.append((run_fmt, run_args))
             run_fmt, run_args = "", []
         if c == 1:
-            segments.append(f'_u16({name})[0] + b"\\x00\\x00"')
+            runs.append(("_u16", name, 'b"\\x00\\x00"'))
         elif _utf8(it):
-            segments.append(f'{name}.encode() + b"\\x00"')
+            runs.append((None, name, 'b"\\x00"'))
         else:
-            segments.append(f'_ansi({name})[0] + b"\\x00"')
+            runs.append(("_ansi", name, 'b"\\x00"'))
     if run_fmt:
-        segments.append((run_fmt, run_args))
-    lines: list[str] = []
-    for seg in segments:
-        op = "_payload =" if not lines else "_payload +="
-        if isinstance(seg, str):
-            lines.append(f"{op} {seg}")
-            continue
-        fmt, args = seg
-        var = structs.setdefault(fmt, f"_s{len(structs)}")
-        lines.append(f"{op} {var}.pack(")
-        lines.extend(f"    {a}," for a in args)
-        lines.append(")")
-    return lines
+        runs.append((run_fmt, run_args))
+    return [
+        (structs.setdefault(r[0], f"_s{len(structs)}"), r[1]) if len(r) == 2 else r for r in runs
+    ]
 
 
 def plan_template(
     t: Template,
     where: str,
     structs: dict[str, str],
-    aliases: dict[str, str],
+    aliases: dict[tuple[str, ...], str],
     diags: list[Diagnostic],
 ) -> Plan:
     specs, derived, types = _specs(t.items, where, aliases, diags)
@@ -229,7 +257,7 @@ def plan_template(
         if is_derived:
             values.append("None")
         else:
-            params.append(ParamCtx(name, ty))
+            params.append(ParamCtx(name, ty, layout.parameter(name, ty)))
             values.append(name)
     diags.extend(scope.diagnostics)
     inline = None if any(derived) else _inline(t.items, names, structs)
