@@ -27,6 +27,13 @@ def test_pystr_is_ascii_exact_and_black_stable(s: str) -> None:
     assert black_check(line) == line
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(max_codepoint=127), max_size=20))
+def test_pystr_of_plain_ascii_is_the_escaped_literal(s: str) -> None:
+    q = literals._quote(s)
+    assert pystr(s) == literals._checked(f"{q}{literals._escape(s, q)}{q}", q)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=20))
 def test_pybytes_is_ascii_exact_and_black_stable(b: bytes) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Event, Manifest, Provider
@@ -31,24 +31,23 @@ from .descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, tr
 from .imports import IMPORT_BLOCK
 from .literals import pybytes, pystr
 from .payload import ParamCtx, Plan, plan_template
-from .reserved import BUILTINS, MODULE_NAMES, NAMESPACE_NAMES
+from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
 
 # --------------------------------------------------------------------------- context
 # What the template reads.  Statements that can outgrow a line are laid out here
-# (:mod:`.layout`), so the template only prints them.
+# (:mod:`.layout`), so the template only prints them.  NamedTuples: cheaper to define
+# at import than dataclasses, and the template only reads them.
 
 
-@dataclass(slots=True)
-class EnumCtx:
+class EnumCtx(NamedTuple):
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
 
 
-@dataclass(slots=True)
-class EventCtx:
+class EventCtx(NamedTuple):
     ident: str
     write: str
     is_enabled: str
@@ -68,8 +67,7 @@ class EventCtx:
     doc: str  # docstring literal
 
 
-@dataclass(slots=True)
-class ProviderCtx:
+class ProviderCtx(NamedTuple):
     ns: str
     runtime: str
     name: str  # literal
@@ -87,22 +85,20 @@ class ProviderCtx:
     events: list[EventCtx]
 
 
-@dataclass(slots=True)
-class SpecCtx:
+class SpecCtx(NamedTuple):
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-@dataclass(slots=True)
-class ModuleCtx:
+class ModuleCtx(NamedTuple):
     version: str
     source_assign: str
     imports: str  # the import block
-    providers: list[ProviderCtx] = field(default_factory=list)
-    structs: list[str] = field(default_factory=list)  # struct.Struct assignments
-    specs: list[SpecCtx] = field(default_factory=list)
-    flags: list[str] = field(default_factory=list)
-    aliases: list[str] = field(default_factory=list)  # TypeAlias assignments
+    aliases: list[str]  # TypeAlias assignments
+    flags: list[str]
+    structs: list[str]  # struct.Struct assignments
+    specs: list[SpecCtx]
+    providers: list[ProviderCtx]
 
 
 # --------------------------------------------------------------------------- rules
@@ -202,15 +198,14 @@ def build_context(
     """The template context for ``manifest``'s module, and the naming diagnostics."""
     diags: list[Diagnostic] = []
     file = manifest.path
-    mod = Scope("name", Kind.GLOBAL, MODULE_NAMES | BUILTINS, file=file)
-    ctx = ModuleCtx(
-        version=version,
-        source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
-        imports=IMPORT_BLOCK,
-    )
+    mod = Scope("name", Kind.GLOBAL, MODULE_SCOPE, file=file)
     structs: dict[str, str] = {}
     aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
-    plans: dict[int, tuple[str | None, Plan]] = {}  # id(template) -> (spec name, plan)
+    plans: dict[int, Plan] = {}  # id(template) -> its plan
+    specs: list[SpecCtx] = []
+    all_flags: list[str] = []
+    providers: list[ProviderCtx] = []
+    packed_count = 0
 
     provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
     texts = [_event_texts(p.events) for p in manifest.providers]
@@ -224,106 +219,103 @@ def build_context(
         ]
         for p, ts, ns in zip(manifest.providers, texts, provider_names, strict=True)
     ]
-    packed = 0
     for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
-        ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_NAMES | BUILTINS, file=file)
+        ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_SCOPE, file=file)
         enums, d = _provider_enums(manifest, p, ns_scope)
         diags.extend(d)
         diags.extend(ns_scope.diagnostics)
-        pairs, bits = enable_pairs(p)
-        first_flag = len(ctx.flags)
-        flags = [f"_on_{first_flag + i}" for i in range(len(pairs))]
-        ctx.flags.extend(flags)
+        descriptors = [descriptor(p, ev) for ev in p.events]
+        pairs, bits = enable_pairs(descriptors)
+        flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
+        all_flags.extend(flags)
         runtime = f"_p{pi}"
-        name = pystr(p.name)
-        group = p.traits.group_guid if p.traits else None
-        pc = ProviderCtx(
-            ns=ns,
-            runtime=runtime,
-            name=name,
-            name_assign=layout.assign("    ", "NAME: Final", name),
-            guid=_guid(p.guid),
-            register_guid=_guid(p.control_guid or p.guid),
-            control_guid=str(p.control_guid) if p.control_guid else None,
-            group_guid=str(group) if group else None,
-            traits=pybytes(_traits(p, diags)),
-            enums=enums,
-            flags=flags,
-            pairs_name=f"_PAIRS_{pi}",
-            pairs=[(lv, _hex(kw)) for lv, kw in pairs],
-            on_enable=f"_on_enable_{pi}",
-            events=[],
-        )
-        for ev, ident, bit in zip(p.events, event_names[pi], bits, strict=True):
+        events: list[EventCtx] = []
+        for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
             if ev.not_logged:
                 continue
-            spec: str | None = None
-            params: list[ParamCtx] = []
-            values: list[str] = []
-            inline: list[str] | None = []
-            inline_nested: list[str] | None = []
-            d7 = descriptor(p, ev)
             opcode = d7[4]
             start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
             stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
+            spec: str | None = None
+            plan: Plan | None = None
             if ev.template is not None and ev.template.items:
-                key = id(ev.template)
-                if key not in plans:
-                    spec_name = f"_T{len(ctx.specs)}"
+                plan = plans.get(id(ev.template))
+                if plan is None:
                     where = f"template {ev.template.tid!r}"
-                    plan = plan_template(ev.template, where, structs, aliases, diags)
-                    ctx.specs.append(SpecCtx(spec_name, plan.spec))
-                    plans[key] = (spec_name, plan)
-                spec, plan = plans[key]
-                params = plan.params
-                values = plan.values
-                inline = plan.encoder(8)
-                # start_/stop_ encode one block deeper (the template indents the block).
-                inline_nested = _dedent(plan.encoder(12)) if start or stop else None
+                    plan = plans[id(ev.template)] = plan_template(
+                        ev.template, f"_T{len(specs)}", where, structs, aliases, diags
+                    )
+                    specs.append(SpecCtx(plan.name, plan.spec))
+                spec = plan.name
+            packed = f"_d{packed_count}"
+            packed_count += 1
             keyword = _hex(d7[6])
-            arguments = [f"{k}={v}" for k, v in zip(_FIELDS, d7[:6], strict=True)]
-            pc.events.append(
+            arguments = [f"{k}={v}" for k, v in zip(_FIELDS, d7, strict=False)]
+            is_enabled = mod.claim(f"is_enabled_{ident}")
+            events.append(
                 EventCtx(
                     ident=ident,
                     write=mod.claim(f"write_{ident}"),
-                    is_enabled=(is_enabled := mod.claim(f"is_enabled_{ident}")),
+                    is_enabled=is_enabled,
                     start=start,
                     stop=stop,
                     descriptor=layout.descriptor(ident, [*arguments, f"keyword={keyword}"]),
-                    packed=f"_d{packed}",
+                    packed=packed,
                     packed_assign=layout.call(
-                        "", f"_d{packed}: Final = pack_descriptor", [*map(str, d7[:6]), keyword]
+                        "", f"{packed}: Final = pack_descriptor", [*map(str, d7[:6]), keyword]
                     ),
                     is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
                     runtime=runtime,
-                    params=params,
+                    params=plan.params if plan else [],
                     spec=spec,
-                    values=values,
-                    inline=inline,
-                    inline_nested=inline_nested,
+                    values=plan.values if plan else [],
+                    inline=plan.encoder(8) if plan else [],
+                    # start_/stop_ encode one block deeper (the template indents it).
+                    inline_nested=(plan.encoder(12, dedent=4) if plan else [])
+                    if start or stop
+                    else None,
                     doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
                 )
             )
-            packed += 1
-        ctx.providers.append(pc)
-    ctx.structs = [
-        layout.struct_assign(var, pystr("<" + fmt), "P" in fmt) for fmt, var in structs.items()
-    ]
-    ctx.aliases = [layout.type_alias(name, members) for members, name in aliases.items()]
+        name = pystr(p.name)
+        group = p.traits.group_guid if p.traits else None
+        providers.append(
+            ProviderCtx(
+                ns=ns,
+                runtime=runtime,
+                name=name,
+                name_assign=layout.assign("    ", "NAME: Final", name),
+                guid=_guid(p.guid),
+                register_guid=_guid(p.control_guid or p.guid),
+                control_guid=str(p.control_guid) if p.control_guid else None,
+                group_guid=str(group) if group else None,
+                traits=pybytes(_traits(p, diags)),
+                enums=enums,
+                flags=flags,
+                pairs_name=f"_PAIRS_{pi}",
+                pairs=[(lv, _hex(kw)) for lv, kw in pairs],
+                on_enable=f"_on_enable_{pi}",
+                events=events,
+            )
+        )
     diags.extend(mod.diagnostics)
+    ctx = ModuleCtx(
+        version=version,
+        source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
+        imports=IMPORT_BLOCK,
+        aliases=[layout.type_alias(name, members) for members, name in aliases.items()],
+        flags=all_flags,
+        structs=[
+            layout.struct_assign(var, pystr("<" + fmt), "P" in fmt) for fmt, var in structs.items()
+        ],
+        specs=specs,
+        providers=providers,
+    )
     return ctx, diags
 
 
 _FIELDS = ("id", "version", "channel", "level", "opcode", "task")
-
-
-def _dedent(statements: list[str] | None) -> list[str] | None:
-    """Statements laid out at one indentation, printed where the template adds four
-    spaces to every line (the ``indent`` filter)."""
-    if statements is None:
-        return None
-    return ["\n".join(line[4:] for line in s.split("\n")) for s in statements]
 
 
 def module_name(base: str) -> str:

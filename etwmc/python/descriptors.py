@@ -8,14 +8,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..model import Event, Provider
 from ..runtime.traits import build_traits
 
 START_OPCODE = 1
 STOP_OPCODE = 2
 
+# (id, version, channel, level, opcode, task, keyword)
+Descriptor = tuple[int, int, int, int, int, int, int]
 
-def descriptor(provider: Provider, event: Event) -> tuple[int, int, int, int, int, int, int]:
+
+def descriptor(provider: Provider, event: Event) -> Descriptor:
     """(id, version, channel, level, opcode, task, keyword) as mc writes them.
 
     Channel: the channel's value; with no channel, 12 (ProviderMetadata) for a provider
@@ -39,14 +44,14 @@ def descriptor(provider: Provider, event: Event) -> tuple[int, int, int, int, in
     )
 
 
-def enable_pairs(provider: Provider) -> tuple[list[tuple[int, int]], list[int]]:
-    """mc's enable bits: the distinct (level, keyword) pairs in event order, and each
-    event's bit index (events with ``notLogged`` included, as mc does)."""
+def enable_pairs(descriptors: Sequence[Descriptor]) -> tuple[list[tuple[int, int]], list[int]]:
+    """mc's enable bits for a provider whose events have ``descriptors`` (see
+    :func:`descriptor`; events with ``notLogged`` included, as mc does): the distinct
+    (level, keyword) pairs in event order, and each event's bit index."""
     pairs: list[tuple[int, int]] = []
     index: dict[tuple[int, int], int] = {}
     bits: list[int] = []
-    for ev in provider.events:
-        d = descriptor(provider, ev)
+    for d in descriptors:
         key = (d[3], d[6])
         if key not in index:
             index[key] = len(pairs)

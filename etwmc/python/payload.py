@@ -10,7 +10,7 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..diagnostics import Diagnostic, Severity, code, diag
 from ..model import Field, Struct, Template
@@ -18,7 +18,7 @@ from ..naming import Kind, Scope
 from ..winmeta import SCALAR_FORMATS
 from . import layout
 from .literals import pystr
-from .reserved import BUILTINS, PARAM_RESERVED
+from .reserved import PARAM_SCOPE
 
 E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
 
@@ -29,8 +29,7 @@ _PY_TYPES |= {13: "bool", 14: "bytes", 25: "bytes", 15: "uuid.UUID", 17: "dateti
 _PY_TYPES |= {18: "datetime", 19: "str | bytes"}
 
 
-@dataclass(slots=True)
-class ParamCtx:
+class ParamCtx(NamedTuple):
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it
@@ -42,24 +41,40 @@ Pack = tuple[str, list[str]]
 Terminated = tuple[str | None, str, str]
 
 
-@dataclass(slots=True)
 class Plan:
-    """One template's field specs, parameters and (when possible) inlined encoder."""
+    """One template's field specs (``name`` is the global that holds them), parameters,
+    and (when possible) inlined encoder."""
 
-    spec: list[str]  # the `_Field(...),` lines of the spec, indented
-    params: list[ParamCtx]
-    values: list[str]  # per top-level item: its parameter name, or "None" (derived)
-    inline: list[Pack | Terminated] | None
-    _laid_out: dict[int, list[str]] = field(default_factory=dict)
+    __slots__ = ("name", "spec", "params", "values", "inline", "_laid_out")
 
-    def encoder(self, indent: int) -> list[str] | None:
-        """The inlined encoder's statements at ``indent`` spaces (None: no inlined
-        encoder); laid out once per indentation."""
+    def __init__(
+        self,
+        name: str,
+        spec: list[str],
+        params: list[ParamCtx],
+        values: list[str],
+        inline: list[Pack | Terminated] | None,
+    ) -> None:
+        self.name = name
+        self.spec = spec  # the `_Field(...),` lines of the spec, indented
+        self.params = params
+        self.values = values  # per top-level item: its parameter, or "None" (derived)
+        self.inline = inline
+        self._laid_out: dict[tuple[int, int], list[str]] = {}
+
+    def encoder(self, indent: int, dedent: int = 0) -> list[str] | None:
+        """The inlined encoder's statements laid out at ``indent`` spaces, then shifted
+        ``dedent`` spaces left (for a template that indents them back); None when the
+        template has no inlined encoder.  Laid out once per indentation."""
         if self.inline is None:
             return None
-        lines = self._laid_out.get(indent)
+        key = (indent, dedent)
+        lines = self._laid_out.get(key)
         if lines is None:
-            lines = self._laid_out[indent] = _encoder(self.inline, " " * indent)
+            lines = _encoder(self.inline, " " * indent)
+            if dedent:
+                lines = ["\n".join(x[dedent:] for x in s.split("\n")) for s in lines]
+            self._laid_out[key] = lines
         return lines
 
 
@@ -241,13 +256,15 @@ def _inline(
 
 def plan_template(
     t: Template,
+    spec_name: str,
     where: str,
     structs: dict[str, str],
     aliases: dict[tuple[str, ...], str],
     diags: list[Diagnostic],
 ) -> Plan:
+    """The plan of template ``t``, whose specs the module will hold in ``spec_name``."""
     specs, derived, types = _specs(t.items, where, aliases, diags)
-    scope = Scope(f"field of {where}", Kind.PARAM, PARAM_RESERVED | BUILTINS)
+    scope = Scope(f"field of {where}", Kind.PARAM, PARAM_SCOPE)
     params: list[ParamCtx] = []
     values: list[str] = []
     names: list[str] = []
@@ -261,4 +278,4 @@ def plan_template(
             values.append(name)
     diags.extend(scope.diagnostics)
     inline = None if any(derived) else _inline(t.items, names, structs)
-    return Plan(specs, params, values, inline)
+    return Plan(spec_name, specs, params, values, inline)

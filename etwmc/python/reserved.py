@@ -40,3 +40,8 @@ NAMESPACE_NAMES = frozenset(
     | {"Channel", "runtime", "enum", "uuid", "Final"}
 )
 PARAM_RESERVED = frozenset({"activity_id", "related_activity_id", "activity"})
+
+# The reserved names of each scope, computed once.
+MODULE_SCOPE = MODULE_NAMES | BUILTINS
+NAMESPACE_SCOPE = NAMESPACE_NAMES | BUILTINS
+PARAM_SCOPE = PARAM_RESERVED | BUILTINS
