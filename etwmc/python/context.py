@@ -83,6 +83,7 @@ class ProviderCtx(NamedTuple):
     pairs: list[tuple[int, str]]
     on_enable: str
     events: list[EventCtx]
+    layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
 class SpecCtx(NamedTuple):
@@ -230,6 +231,7 @@ def build_context(
         all_flags.extend(flags)
         runtime = f"_p{pi}"
         events: list[EventCtx] = []
+        layouts: list[str] = []
         for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
             if ev.not_logged:
                 continue
@@ -247,6 +249,7 @@ def build_context(
                     )
                     specs.append(SpecCtx(plan.name, plan.spec))
                 spec = plan.name
+            layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1
             keyword = _hex(d7[6])
@@ -297,6 +300,7 @@ def build_context(
                 pairs=[(lv, _hex(kw)) for lv, kw in pairs],
                 on_enable=f"_on_enable_{pi}",
                 events=events,
+                layouts=layouts,
             )
         )
     diags.extend(mod.diagnostics)

@@ -144,6 +144,13 @@ def render(*, m: Any) -> str:
             f"    {p.name!s},\n"
             f"    {p.traits!s},\n"
             f"    on_enable={p.on_enable!s},\n"
+        )
+        if p.layouts:
+            _w("    layouts={\n")
+            for layout in p.layouts:
+                _w(f"        {layout!s},\n")
+            _w("    },\n")
+        _w(
             ")\n"
             "\n"
             "\n"
@@ -175,14 +182,14 @@ def render(*, m: Any) -> str:
                 "\n"
                 f"{e.head!s}\n"
             )
-            _empty15 = True
+            _empty16 = True
             for member in e.members:
-                _empty15 = False
+                _empty16 = False
                 _w(f"{member!s}\n")
-            if _empty15:
+            if _empty16:
                 _w("        pass\n")
         for ev in p.events:
-            _t17 = _macro_encode(ev, ev.inline)
+            _t18 = _macro_encode(ev, ev.inline)
             _w(
                 "\n"
                 "\n"
@@ -205,7 +212,7 @@ def render(*, m: Any) -> str:
                 "        return 0\n"
                 "    if _kw is not _KW:\n"
                 "        raise _keyword_only(_kw)\n"
-                f"{_t17!s}    return {ev.runtime!s}.write(\n"
+                f"{_t18!s}    return {ev.runtime!s}.write(\n"
                 f"        {ev.packed!s},\n"
                 "        _payload,\n"
                 "        None if activity_id is None else activity_id.bytes_le,\n"
@@ -213,7 +220,7 @@ def render(*, m: Any) -> str:
                 "    )\n"
             )
             if ev.start is not None:
-                _t18 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
+                _t19 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
                 _w(
                     "\n"
                     "\n"
@@ -226,7 +233,7 @@ def render(*, m: Any) -> str:
                     "    \"\"\"\n"
                     "    _payload = b\"\"\n"
                     f"    if {ev.flag!s}:\n"
-                    f"{_t18!s}    _act = Activity(related_activity_id).start()\n"
+                    f"{_t19!s}    _act = Activity(related_activity_id).start()\n"
                     f"    if {ev.flag!s}:\n"
                     f"        {ev.runtime!s}.write(\n"
                     f"            {ev.packed!s},\n"
@@ -237,7 +244,7 @@ def render(*, m: Any) -> str:
                     "    return _act\n"
                 )
             if ev.stop is not None:
-                _t19 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
+                _t20 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
                 _w(
                     "\n"
                     "\n"
@@ -248,7 +255,7 @@ def render(*, m: Any) -> str:
                     "    \"\"\"Write this event with ``activity``'s id, then end the activity.\"\"\"\n"
                     "    _status = 0\n"
                     f"    if {ev.flag!s}:\n"
-                    f"{_t19!s}        _status = {ev.runtime!s}.write(\n"
+                    f"{_t20!s}        _status = {ev.runtime!s}.write(\n"
                     f"            {ev.packed!s},\n"
                     "            _payload,\n"
                     "            activity.id,\n"
