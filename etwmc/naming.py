@@ -140,7 +140,16 @@ class Scope:
 
     def claim(self, text: str, span: Span | None = None) -> str:
         """A unique identifier for ``text``; reports a collision with an earlier claim."""
-        base = _identifier(text, self.kind, self._taken)
+        if (
+            text.isascii()
+            and text.isidentifier()
+            and text[0] != "_"
+            and text not in _KEYWORDS
+            and text not in self._taken
+        ):
+            base = text  # what the rules make of it, without the calls: most names
+        else:
+            base = _identifier(text, self.kind, self._taken)
         name = base
         n = 1
         while name in self._owner or name in self.reserved:

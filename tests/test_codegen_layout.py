@@ -44,7 +44,7 @@ def test_assign_number(depth: int, target: str, value: str) -> None:
 def test_descriptor(name: str) -> None:
     args = ["id=65535", "version=255", "channel=16", "level=4", "opcode=1", "task=1"]
     args.append("keyword=0x8000000000000000")
-    text = layout.descriptor(name, args) + "\n"
+    text = layout.descriptor(name, "\n".join(f"    {a}," for a in args)) + "\n"
     exploded = f"{name}: Final = EventDescriptor(\n" + "".join(f"    {a},\n" for a in args) + ")\n"
     assert black_check(exploded) == text
 

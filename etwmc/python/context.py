@@ -253,7 +253,11 @@ def build_context(
             packed = f"_d{packed_count}"
             packed_count += 1
             keyword = _hex(d7[6])
-            arguments = [f"{k}={v}" for k, v in zip(_FIELDS, d7, strict=False)]
+            id_, ver, channel, level, op, task = d7[:6]
+            arguments = (
+                f"    id={id_},\n    version={ver},\n    channel={channel},\n"
+                f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
+            )
             is_enabled = mod.claim(f"is_enabled_{ident}")
             events.append(
                 EventCtx(
@@ -262,10 +266,12 @@ def build_context(
                     is_enabled=is_enabled,
                     start=start,
                     stop=stop,
-                    descriptor=layout.descriptor(ident, [*arguments, f"keyword={keyword}"]),
+                    descriptor=layout.descriptor(ident, arguments),
                     packed=packed,
                     packed_assign=layout.call(
-                        "", f"{packed}: Final = pack_descriptor", [*map(str, d7[:6]), keyword]
+                        "",
+                        f"{packed}: Final = pack_descriptor",
+                        [str(id_), str(ver), str(channel), str(level), str(op), str(task), keyword],
                     ),
                     is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
@@ -317,9 +323,6 @@ def build_context(
         providers=providers,
     )
     return ctx, diags
-
-
-_FIELDS = ("id", "version", "channel", "level", "opcode", "task")
 
 
 def module_name(base: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model import Event, Provider
-from ..runtime.traits import build_traits
 
 START_OPCODE = 1
 STOP_OPCODE = 2
@@ -73,6 +72,10 @@ def traits_blob(provider: Provider) -> bytes:
     include_name = bool(t and t.include_name)
     if provider.control_guid is None and group is None and not include_name:
         return b""
+    # Imported here: importing the runtime package costs more than the rest of the
+    # generator's imports, and most providers have no traits.
+    from ..runtime.traits import build_traits
+
     return build_traits(
         provider.name if include_name else "",
         group,

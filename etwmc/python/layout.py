@@ -56,16 +56,16 @@ def assign(indent: str, target: str, atom: str) -> str:
     return f"{indent}{target} = (\n{body}\n{indent})"
 
 
-def descriptor(name: str, arguments: Sequence[str]) -> str:
-    """``name: Final = EventDescriptor(`` with one ``argument,`` per line (module level)."""
+def descriptor(name: str, arguments: str) -> str:
+    """``name: Final = EventDescriptor(`` with its ``arguments`` (one ``    arg,`` line
+    each, joined), at module level."""
     head = f"{name}: Final = EventDescriptor("
     if len(head) <= LINE_LENGTH:
-        return "\n".join([head, *(f"    {a}," for a in arguments), ")"])
+        return f"{head}\n{arguments}\n)"
     if len(f"{name}: Final = (") <= LINE_LENGTH:
-        inner = [f"        {a}," for a in arguments]
-        return "\n".join([f"{name}: Final = (", "    EventDescriptor(", *inner, "    )", ")"])
-    body = [f"    {a}," for a in arguments]
-    return "\n".join([f"{name}: (", "    Final", ") = EventDescriptor(", *body, ")"])
+        inner = "    " + arguments.replace("\n", "\n    ")
+        return f"{name}: Final = (\n    EventDescriptor(\n{inner}\n    )\n)"
+    return f"{name}: (\n    Final\n) = EventDescriptor(\n{arguments}\n)"
 
 
 def is_enabled(name: str) -> str:
