@@ -230,14 +230,12 @@ def build_context(
         flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
         all_flags.extend(flags)
         runtime = f"_p{pi}"
+        traits = pybytes(_traits(p, diags))
         events: list[EventCtx] = []
         layouts: list[str] = []
         for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
             if ev.not_logged:
                 continue
-            opcode = d7[4]
-            start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
-            stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
             spec: str | None = None
             plan: Plan | None = None
             if ev.template is not None and ev.template.items:
@@ -258,11 +256,15 @@ def build_context(
                 f"    id={id_},\n    version={ver},\n    channel={channel},\n"
                 f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
             )
+            # Claimed in this order: when names collide, the order decides the suffixes.
+            write = mod.claim(f"write_{ident}")
             is_enabled = mod.claim(f"is_enabled_{ident}")
+            start = mod.claim(f"start_{ident}") if d7[4] == START_OPCODE else None
+            stop = mod.claim(f"stop_{ident}") if d7[4] == STOP_OPCODE else None
             events.append(
                 EventCtx(
                     ident=ident,
-                    write=mod.claim(f"write_{ident}"),
+                    write=write,
                     is_enabled=is_enabled,
                     start=start,
                     stop=stop,
@@ -299,7 +301,7 @@ def build_context(
                 register_guid=_guid(p.control_guid or p.guid),
                 control_guid=str(p.control_guid) if p.control_guid else None,
                 group_guid=str(group) if group else None,
-                traits=pybytes(_traits(p, diags)),
+                traits=traits,
                 enums=enums,
                 flags=flags,
                 pairs_name=f"_PAIRS_{pi}",
