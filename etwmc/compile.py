@@ -13,7 +13,6 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; w
 from __future__ import annotations
 
 import argparse
-import ast
 import keyword
 import sys
 from dataclasses import dataclass, field
@@ -55,11 +54,10 @@ def output_checks(manifest: Manifest) -> list[Diagnostic]:
     producing them: ``etwmc lint`` adds these to validation, so that lint and a compile
     with the default outputs fail and pass together.  The same functions run inside
     :func:`compile_manifest`."""
-    from .codegen import build_context
+    from .python import check
     from .wevt import output_diagnostics
 
-    _, diags = build_context(manifest, version=__version__, source="")
-    return [*diags, *output_diagnostics(manifest)]
+    return [*check(manifest), *output_diagnostics(manifest)]
 
 
 def default_base(path: str | Path) -> str:
@@ -84,7 +82,7 @@ def compile_manifest(
     """Validate ``path`` and plan its outputs in memory (nothing is written).
 
     No manifest text reaches the module except as a checked literal or identifier
-    (:mod:`etwmc.render`, :mod:`etwmc.naming`); ``verify`` also parses the module and
+    (:mod:`etwmc.python`, :mod:`etwmc.naming`); ``verify`` also parses the module and
     checks that it only imports what etwmc's modules import and only defines names at
     top level (about 1 s per 100,000 generated lines; the tests always do).
 
@@ -111,14 +109,12 @@ def compile_manifest(
         return CompileResult({}, finalize(diags, werror=werror))
     files: dict[str, bytes] = {}
     if python:
-        from .codegen import build_context, module_name
-        from .render import render
+        from .python import generate, module_name
 
-        ctx, gen_diags = build_context(manifest, version=__version__, source=Path(path).name)
+        text, gen_diags = generate(manifest, source=Path(path).name, version=__version__)
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
-            text = render("provider.py.j2", m=ctx)
-            safety = _syntax_problem(text) if verify else None
+            safety = _safety_problem(text) if verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
@@ -150,6 +146,13 @@ def compile_manifest(
     return CompileResult({} if has_errors(diags) else files, diags)
 
 
+def _safety_problem(text: str) -> str | None:
+    # Imported here: only --verify needs it, and it imports ast (start-up cost).
+    from .python.verify import safety_problem
+
+    return safety_problem(text)
+
+
 def name_problem(base: str, module: str | None, *, derived: bool = False) -> tuple[str, str] | None:
     """(message, hint) when the output base name or the module name cannot be used.
 
@@ -175,39 +178,6 @@ def name_problem(base: str, module: str | None, *, derived: bool = False) -> tup
         why = file_name_problem(f"{module}.py")
         if why:
             return f"the module name {module!r} cannot be used: {why}", "choose another"
-    return None
-
-
-_ALLOWED_IMPORTS = frozenset(
-    {"__future__", "contextlib", "enum", "struct", "uuid", "collections.abc"}
-    | {"datetime", "typing", "etwmc.runtime", "etwmc.runtime.payload"}
-)
-_ALLOWED_TOP: tuple[type[ast.stmt], ...] = (ast.ClassDef, ast.FunctionDef, ast.Assign)
-_ALLOWED_TOP += (ast.AnnAssign, ast.Import, ast.ImportFrom)
-
-
-def _syntax_problem(text: str) -> str | None:
-    """Defence in depth: the module is ASCII, parses, imports only what etwmc's modules
-    import, and at top level only defines names (no statement that does something)."""
-    if not text.isascii():
-        return "the generated module is not ASCII"
-    try:
-        tree = ast.parse(text)
-    except SyntaxError as e:
-        return f"the generated module does not parse: {e.msg} (line {e.lineno})"
-    for i, node in enumerate(tree.body):
-        if i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            continue  # the docstring
-        if not isinstance(node, _ALLOWED_TOP):
-            return f"unexpected top-level statement at line {node.lineno}"
-        if isinstance(node, ast.Import):
-            modules = {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            modules = {node.module or ""}
-        else:
-            continue
-        if not modules <= _ALLOWED_IMPORTS:
-            return f"unexpected import at line {node.lineno}"
     return None
 
 

@@ -105,7 +105,7 @@ CODE_MODULES = (
     "etwmc.lint",
     "etwmc.guid",
     "etwmc.naming",
-    "etwmc.codegen",
+    "etwmc.python",
     "etwmc.compile",
     "etwmc.header",
     "etwmc.commands.mc",

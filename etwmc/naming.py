@@ -38,7 +38,6 @@ W_COLLISION = code(
 )
 
 _INVALID = re.compile(r"[^A-Za-z0-9_]+")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Attributes of ``int`` and of enum members: an IntEnum/IntFlag member with one of these
 # names would shadow a method the enum machinery or callers rely on.  A fixed list, not
@@ -74,10 +73,19 @@ class Kind(enum.Enum):
 _PREFIX = {Kind.GLOBAL: "N", Kind.MEMBER: "V", Kind.PARAM: "f"}
 
 
+# Python's keywords and soft keywords (``type`` is one from 3.12; listed so the output
+# does not depend on the interpreter that generates it), as one set: one lookup per try.
+_KEYWORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | {"type"}
+
+
 def sanitize(text: str) -> str:
     """Steps 1-3: any text -> an ASCII identifier-shaped string (maybe a keyword)."""
-    s = unicodedata.normalize("NFKC", text)
-    s = _INVALID.sub("_", s)
+    if text.isascii():
+        # NFKC leaves ASCII as it is, and an ASCII identifier has nothing to replace:
+        # most manifest names take this path.
+        s = text if text.isidentifier() else _INVALID.sub("_", text)
+    else:
+        s = _INVALID.sub("_", unicodedata.normalize("NFKC", text))
     if not s:
         return "_"
     if s[0].isdigit():
@@ -87,18 +95,26 @@ def sanitize(text: str) -> str:
 
 def identifier(text: str, kind: Kind = Kind.GLOBAL, reserved: Iterable[str] = ()) -> str:
     """The Python identifier for a manifest name (steps 1-5, without collision handling)."""
+    return _identifier(text, kind, _taken(kind, reserved))
+
+
+def _taken(kind: Kind, reserved: Iterable[str]) -> frozenset[str]:
+    """The names step 5 avoids besides keywords: ``reserved``, and for enum members and
+    class attributes also :data:`ENUM_RESERVED`."""
+    names = reserved if isinstance(reserved, frozenset) else frozenset(reserved)
+    return names | ENUM_RESERVED if kind is Kind.MEMBER else names
+
+
+def _identifier(text: str, kind: Kind, taken: frozenset[str]) -> str:
     s = sanitize(text)
-    if s.startswith("_"):
+    if s[0] == "_":
         rest = s.lstrip("_")
         if not rest or rest[0].isdigit():
             rest = _PREFIX[kind] + rest
         s = rest
-    taken = set(reserved)
-    if kind is Kind.MEMBER:
-        taken |= ENUM_RESERVED
-    while keyword.iskeyword(s) or keyword.issoftkeyword(s) or s in taken or s == "type":
+    while s in _KEYWORDS or s in taken:
         s += "_"
-    if not (_IDENT.match(s) and s.isascii()):  # cannot happen; checked, not assumed
+    if not (s.isascii() and s.isidentifier()):  # cannot happen; checked, not assumed
         raise ValueError(f"naming produced a non-identifier {s!r}")
     return s
 
@@ -117,13 +133,23 @@ class Scope:
         self.what = what
         self.kind = kind
         self.reserved = frozenset(reserved)
+        self._taken = _taken(kind, self.reserved)  # computed once, not per claim
         self.file = file
         self._owner: dict[str, str] = {}  # identifier -> the manifest name that got it
         self.diagnostics: list[Diagnostic] = []
 
     def claim(self, text: str, span: Span | None = None) -> str:
         """A unique identifier for ``text``; reports a collision with an earlier claim."""
-        base = identifier(text, self.kind, self.reserved)
+        if (
+            text.isascii()
+            and text.isidentifier()
+            and text[0] != "_"
+            and text not in _KEYWORDS
+            and text not in self._taken
+        ):
+            base = text  # what the rules make of it, without the calls: most names
+        else:
+            base = _identifier(text, self.kind, self._taken)
         name = base
         n = 1
         while name in self._owner or name in self.reserved:

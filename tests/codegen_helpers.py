@@ -1,12 +1,16 @@
-"""Helpers for tests of generated provider modules: compile a manifest, import the module."""
+"""Helpers for tests of generated provider modules: compile a manifest, import the module,
+and black, the oracle for the modules' layout."""
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import itertools
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import black
 
 from etwmc.compile import compile_manifest
 
@@ -14,6 +18,22 @@ ROOT = Path(__file__).resolve().parents[1]
 HELLO = ROOT / "examples" / "hello.man"
 
 _names = itertools.count()
+
+# The mode generated modules are laid out in (black's defaults, Python 3.11 syntax), for
+# the black version the dev extra pins; no user configuration is read.
+BLACK_MODE = black.Mode(
+    target_versions={black.mode.TargetVersion.PY311},
+    line_length=88,
+    string_normalization=True,
+    magic_trailing_comma=True,
+    preview=False,
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def black_check(text: str) -> str:
+    """``text`` as black prints it: a generated module must be equal to it."""
+    return black.format_str(text, mode=BLACK_MODE)
 
 
 def generate(source: str | Path, tmp_path: Path, *, filename: str = "m.man") -> tuple[str, Path]:

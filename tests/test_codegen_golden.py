@@ -105,7 +105,7 @@ _BIT_OLD = re.compile(
 
 @pytest.mark.parametrize("case", cases(), ids=lambda c: c[0].name)
 def test_each_event_tests_the_bit_mc_assigns(case: tuple[Path, Path]) -> None:
-    from etwmc.codegen import build_context
+    from etwmc.python import build_context
     from etwmc.validate import check_file
 
     header, man = case

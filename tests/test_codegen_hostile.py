@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from codegen_helpers import generate, load, manifest
+from codegen_helpers import black_check, generate, load, manifest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from etwmc.compile import _syntax_problem
-from etwmc.render import black_check
+from etwmc.python.verify import safety_problem as _syntax_problem
 from etwmc.runtime.backends.inproc import InProcBackend
 from etwmc.validate import check_bytes
 

@@ -175,7 +175,7 @@ def test_activity_ids_are_passed(mod: ModuleType, session: Session) -> None:
 
 
 def test_generated_module_is_black_exact_and_ascii(tmp_path: Path) -> None:
-    from etwmc.render import black_check
+    from codegen_helpers import black_check
 
     text, _ = generate(manifest(BODY), tmp_path)
     assert text.isascii()

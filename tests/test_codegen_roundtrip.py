@@ -16,10 +16,10 @@ import pytest
 from codegen_helpers import HELLO, load
 
 from conftest import corpus_files, expected_failures
-from etwmc.codegen import build_context
 from etwmc.compile import compile_manifest
 from etwmc.decode import Decoder, filetime_text, socket_address
 from etwmc.model import Field, Map, Provider, Struct
+from etwmc.python import build_context
 from etwmc.runtime.backends.inproc import InProcBackend
 from etwmc.validate import check_file
 from etwmc.wevt.reader import read_wevt

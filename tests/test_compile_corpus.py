@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from codegen_helpers import HELLO, load
+from codegen_helpers import HELLO, black_check, load
 
 from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.compile import compile_manifest
-from etwmc.render import black_check
 
 SLOW = os.environ.get("ETWMC_SLOW_TESTS") == "1"
 # black formats ~3,000 lines/s: the default run checks modules up to this size against

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from conftest import GOLDEN
 from etwmc import winmeta as wm
-from etwmc.codegen import traits_blob
 from etwmc.compile import compile_manifest
+from etwmc.descriptors import traits_blob
 from etwmc.diagnostics import Severity
 from etwmc.header import HeaderOptions, build_header
 from etwmc.header.names import c_string, comment, guid_initializer, sanitize, usable_symbol

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import keyword
+import re
 
 import pytest
 from hypothesis import given
@@ -116,7 +117,7 @@ TWO_PROVIDERS = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_event_names_shared_by_versions_or_providers() -> None:
-    from etwmc.codegen import build_context
+    from etwmc.python import build_context
     from etwmc.validate import check_bytes
 
     checked = check_bytes(TWO_PROVIDERS.encode(), "two.man")
@@ -127,3 +128,13 @@ def test_event_names_shared_by_versions_or_providers() -> None:
         ["write_ProvB_Started"],
     ]
     assert diags == []
+
+
+@given(st.text(st.characters(max_codepoint=127), max_size=30))
+def test_ascii_names_follow_the_replacement_rule(text: str) -> None:
+    # Rules 2 and 3 written out: runs of other characters become one "_", then a
+    # leading digit gets a "_" in front (NFKC changes no ASCII text).
+    expected = re.sub(r"[^A-Za-z0-9_]+", "_", text) or "_"
+    if expected[0].isdigit():
+        expected = "_" + expected
+    assert sanitize(text) == expected

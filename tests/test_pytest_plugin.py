@@ -89,7 +89,7 @@ status = pytest.main(["-p", "no:cacheprovider", "-q", {tests!r}])
 compiler = sorted(
     m for m in sys.modules
     if m.split(".")[0] in BLOCKED
-    or m in ("etwmc.compile", "etwmc.codegen", "etwmc.validate", "etwmc.parse")
+    or m in ("etwmc.compile", "etwmc.python", "etwmc.validate", "etwmc.parse")
 )
 print("COMPILER-MODULES", compiler)
 print("PLUGIN-LOADED", "etwmc.pytest_plugin" in sys.modules)

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..codegen import E_TRAITS, traits_blob
+from ..descriptors import E_TRAITS, traits_blob
 from ..diagnostics import Diagnostic, diag, has_errors
 from ..model import Manifest
 from ..wevt.msgids import MessageIds, assign_message_ids, with_customer_bit

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..codegen import descriptor, enable_pairs, traits_blob
+from ..descriptors import descriptor, enable_pairs, traits_blob
 from ..diagnostics import Diagnostic, Severity, Span, code, diag
 from ..model import Event, Manifest, Map, Provider
 from ..wevt.collect import provider_items
@@ -192,7 +192,7 @@ class HeaderWriter:
         for m in p.maps:
             self.map_enum(m)
         self.registration(p, n)
-        _, bits = enable_pairs(p)
+        _, bits = enable_pairs([descriptor(p, e) for e in p.events])
         for e, bit in zip(p.events, bits, strict=True):
             if not e.not_logged:
                 self.event_macros(n, e, bit)
@@ -337,7 +337,7 @@ class HeaderWriter:
     def registration(self, p: Provider, n: ProviderNames) -> None:
         d = self.names.define
         what = _label("provider", p.name)
-        pairs, _ = enable_pairs(p)
+        pairs, _ = enable_pairs([descriptor(p, e) for e in p.events])
         bits = f"{n.ident}EnableBits"
         if pairs:
             kws = ", ".join(hexnum(k) for _, k in pairs)

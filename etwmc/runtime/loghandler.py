@@ -49,9 +49,9 @@ __all__ = ["PROVIDER_GUID", "PROVIDER_NAME", "EtwLoggingHandler"]
 
 PROVIDER_NAME: Final = _events.PYTHON_LOGGING.NAME
 PROVIDER_GUID: Final = _events.PYTHON_LOGGING.GUID
+# The generated module's runtime carries its events' payload layouts, which payload
+# filters on the handler's events need.
 _runtime: Final = _events.PYTHON_LOGGING.runtime
-# Payload filters on the handler's events need their layout: the module's template spec.
-_LAYOUTS: Final = {(event_id, 0): _events._T0 for event_id in range(1, 6)}
 
 MAX_LOGGER: Final = 256
 MAX_MESSAGE: Final = 16_000
@@ -130,8 +130,6 @@ class EtwLoggingHandler(logging.Handler):
                     )
                 _runtime.unregister()
             if _runtime.backend is None:
-                # Only a backend that filters payloads itself takes layouts.
-                _runtime.layouts = _LAYOUTS
                 _events.register(chosen)
             _open.add(self)
 

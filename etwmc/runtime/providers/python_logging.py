@@ -90,6 +90,13 @@ _p0: Final = ProviderRuntime(
     "Etwmc-Python-Logging",
     b"",
     on_enable=_on_enable_0,
+    layouts={
+        (1, 0): _T0,
+        (2, 0): _T0,
+        (3, 0): _T0,
+        (4, 0): _T0,
+        (5, 0): _T0,
+    },
 )
 
 

@@ -1,0 +1,87 @@
+"""What mc computes per event and per provider, which every generator reproduces (the
+Python module and the C header alike).
+
+* :func:`descriptor`: the values mc puts in each EVENT_DESCRIPTOR;
+* :func:`enable_pairs`: mc's enable bits, one per distinct (level, keyword) pair of a
+  provider's events, in event order;
+* :func:`traits_blob`: the provider-traits blob mc registers with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .diagnostics import Severity, code
+from .model import Event, Provider
+
+E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
+
+START_OPCODE = 1
+STOP_OPCODE = 2
+
+# (id, version, channel, level, opcode, task, keyword)
+Descriptor = tuple[int, int, int, int, int, int, int]
+
+
+def descriptor(provider: Provider, event: Event) -> Descriptor:
+    """(id, version, channel, level, opcode, task, keyword) as mc writes them.
+
+    Channel: the channel's value; with no channel, 12 (ProviderMetadata) for a provider
+    with a controlGuid, else 0.  Keyword: the OR of the event's keywords plus the
+    channel's bit (63 - position in the provider's ``<channels>`` list), if listed.
+    """
+    if event.channel is not None:
+        channel = event.channel.value
+        keyword = event.keyword_mask | event.channel.keyword_bit
+    else:
+        channel = 12 if provider.control_guid is not None else 0
+        keyword = event.keyword_mask
+    return (
+        event.value,
+        event.version,
+        channel,
+        event.level.value if event.level else 0,
+        event.opcode.value if event.opcode else 0,
+        event.task.value if event.task else 0,
+        keyword,
+    )
+
+
+def enable_pairs(descriptors: Sequence[Descriptor]) -> tuple[list[tuple[int, int]], list[int]]:
+    """mc's enable bits for a provider whose events have ``descriptors`` (see
+    :func:`descriptor`; events with ``notLogged`` included, as mc does): the distinct
+    (level, keyword) pairs in event order, and each event's bit index."""
+    pairs: list[tuple[int, int]] = []
+    index: dict[tuple[int, int], int] = {}
+    bits: list[int] = []
+    for d in descriptors:
+        key = (d[3], d[6])
+        if key not in index:
+            index[key] = len(pairs)
+            pairs.append(key)
+        bits.append(index[key])
+    return pairs, bits
+
+
+def traits_blob(provider: Provider) -> bytes:
+    """The provider-traits blob mc registers with (empty when mc registers none).
+
+    mc emits traits when the provider has a controlGuid, a group GUID or
+    ``includeName``: the name (or a lone NUL), the group trait and, for controlGuid
+    providers, the decode-GUID trait (the provider GUID).  Raises ``ValueError`` when
+    the blob would not fit in the 255 bytes ETW allows.
+    """
+    t = provider.traits
+    group = t.group_guid if t else None
+    include_name = bool(t and t.include_name)
+    if provider.control_guid is None and group is None and not include_name:
+        return b""
+    # Imported here: importing the runtime package costs more than the rest of the
+    # generator's imports, and most providers have no traits.
+    from .runtime.traits import build_traits
+
+    return build_traits(
+        provider.name if include_name else "",
+        group,
+        decode_guid=provider.guid if provider.control_guid is not None else None,
+    )

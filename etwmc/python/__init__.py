@@ -1,0 +1,34 @@
+"""The Python provider-module generator: the frozen model in, the module's text out.
+
+* :func:`generate` — the module's text for a manifest, and what naming and payload
+  planning reported (nothing is written; an error leaves the text empty);
+* :func:`check` — the same diagnostics without rendering (``etwmc lint`` uses it);
+* :func:`module_name` — the module name for an output base name.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics import Diagnostic, has_errors
+from ..model import Manifest
+from . import template
+from .context import build_context, module_name
+from .payload import E_UNRESOLVED
+
+__all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
+
+
+def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, list[Diagnostic]]:
+    """The module's text (empty when a diagnostic is an error) and the diagnostics.
+
+    ``source`` is the manifest's file name as the module records it (``SOURCE``);
+    ``version`` the etwmc version its header names.
+    """
+    ctx, diags = build_context(manifest, version=version, source=source)
+    if has_errors(diags):
+        return "", diags
+    return template.render(m=ctx), diags
+
+
+def check(manifest: Manifest) -> list[Diagnostic]:
+    """What :func:`generate` reports for ``manifest``, without rendering the module."""
+    return build_context(manifest, version="", source="")[1]

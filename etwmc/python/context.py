@@ -1,0 +1,330 @@
+"""Model -> template context for the generated Python provider module.
+
+Every decision lives here and in the modules it calls; the template only loops.  The
+steps, in order:
+
+1. **Names** (:mod:`etwmc.naming`): one module scope (provider namespace classes, event
+   descriptor constants and their ``write_``/``is_enabled_``/``start_``/``stop_``
+   functions), one scope per namespace class, one per enum, one per event's parameters.
+2. **Descriptors and enable flags** (:mod:`.descriptors`): the values mc puts in each
+   EVENT_DESCRIPTOR, and one flag per distinct (level, keyword) pair of a provider's
+   events, in event order, exactly like mc's enable bits.
+3. **Payload plans** (:mod:`.payload`): each template becomes a tuple of field specs for
+   the module's generic encoder, the event functions' parameters, and for simple
+   templates an inlined encoder.
+4. **Literals**: every manifest text goes through :func:`.literals.pystr`; numbers are
+   formatted from ints; GUIDs from :class:`uuid.UUID`.  Nothing else is emitted.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+from typing import NamedTuple
+
+from ..descriptors import E_TRAITS, START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
+from ..diagnostics import Diagnostic, diag
+from ..model import Event, Manifest, Provider
+from ..naming import Kind, Scope, identifier
+from ..winmeta import LEVELS, OPCODES
+from . import layout
+from .imports import IMPORT_BLOCK
+from .literals import pybytes, pystr
+from .payload import ParamCtx, Plan, plan_template
+from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
+
+# --------------------------------------------------------------------------- context
+# What the template reads.  Statements that can outgrow a line are laid out here
+# (:mod:`.layout`), so the template only prints them.  NamedTuples: cheaper to define
+# at import than dataclasses, and the template only reads them.
+
+
+class EnumCtx(NamedTuple):
+    name: str
+    head: str  # the class statement
+    members: list[str]  # one assignment per member
+
+
+class EventCtx(NamedTuple):
+    ident: str
+    write: str
+    is_enabled: str
+    start: str | None
+    stop: str | None
+    descriptor: str  # the EventDescriptor assignment
+    packed: str  # name of the packed-descriptor global
+    packed_assign: str
+    is_enabled_head: str
+    flag: str
+    runtime: str
+    params: list[ParamCtx]
+    spec: str | None  # name of the template's field-spec global (None: no payload)
+    values: list[str]  # the values handed to the encoder (parameters, or None if derived)
+    inline: list[str] | None  # inlined encoder statements, or None for the generic one
+    inline_nested: list[str] | None  # the same, laid out one level deeper
+    doc: str  # docstring literal
+
+
+class ProviderCtx(NamedTuple):
+    ns: str
+    runtime: str
+    name: str  # literal
+    name_assign: str  # the NAME assignment in the namespace class
+    guid: str  # uuid.UUID(...) expression
+    register_guid: str  # the expression of the GUID ETW registration uses
+    control_guid: str | None  # GUID text
+    group_guid: str | None  # GUID text
+    traits: str  # bytes literal
+    enums: list[EnumCtx]  # Level, Keyword, Opcode, Task, Channel, then the maps
+    flags: list[str]
+    pairs_name: str
+    pairs: list[tuple[int, str]]
+    on_enable: str
+    events: list[EventCtx]
+    layouts: list[str]  # `(event id, version): field specs` for payload filters
+
+
+class SpecCtx(NamedTuple):
+    name: str
+    lines: list[str]  # the `_Field(...),` statements, struct members nested
+
+
+class ModuleCtx(NamedTuple):
+    version: str
+    source_assign: str
+    imports: str  # the import block
+    aliases: list[str]  # TypeAlias assignments
+    flags: list[str]
+    structs: list[str]  # struct.Struct assignments
+    specs: list[SpecCtx]
+    providers: list[ProviderCtx]
+
+
+# --------------------------------------------------------------------------- rules
+
+
+def _traits(p: Provider, diags: list[Diagnostic]) -> bytes:
+    try:
+        return traits_blob(p)
+    except ValueError as e:
+        diags.append(
+            diag(
+                E_TRAITS,
+                p.span,
+                f"provider '{p.name}': {e}",
+                hint='shorten the provider name or set includeName="false" in <traits>',
+            )
+        )
+        return b""
+
+
+def _local(name: str) -> str:
+    return name.rsplit(":", 1)[-1]
+
+
+def _guid(g: uuid.UUID) -> str:
+    return f'uuid.UUID("{g}")'
+
+
+def _hex(v: int) -> str:
+    return f"0x{v:X}"
+
+
+# --------------------------------------------------------------------------- enums
+
+
+def _enum(
+    name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str
+) -> tuple[EnumCtx, list[Diagnostic]]:
+    scope = Scope(f"member of {name}", Kind.MEMBER, file=file)
+    members = [
+        layout.assign("        ", scope.claim(text), _hex(v) if hexa else str(v))
+        for text, v in items
+    ]
+    return EnumCtx(name, layout.class_head("    ", name, base), members), scope.diagnostics
+
+
+def _provider_enums(
+    manifest: Manifest, p: Provider, ns_scope: Scope
+) -> tuple[list[EnumCtx], list[Diagnostic]]:
+    file = manifest.path
+    diags: list[Diagnostic] = []
+    enums: list[EnumCtx] = []
+
+    def add(name: str, base: str, items: list[tuple[str, int]], hexa: bool = False) -> None:
+        e, d = _enum(name, base, items, hexa, file)
+        enums.append(e)
+        diags.extend(d)
+
+    win_levels = [(w.local, w.value) for w in LEVELS.values() if w.text]
+    add("Level", "enum.IntEnum", win_levels + [(_local(lv.name), lv.value) for lv in p.levels])
+    add("Keyword", "enum.IntFlag", [(_local(k.name), k.mask) for k in p.keywords], True)
+    win_ops = [(w.local, w.value) for w in OPCODES.values() if w.text]
+    ops = [(_local(o.name), o.value) for o in p.all_opcodes()]
+    add("Opcode", "enum.IntEnum", win_ops + ops)
+    add("Task", "enum.IntEnum", [(_local(t.name), t.value) for t in p.tasks])
+    add("Channel", "enum.IntEnum", [(c.chid or c.name, c.value) for c in p.channels])
+
+    for m in p.maps:
+        items = []
+        for item in m.items:
+            text = item.symbol or manifest.text(item.message) or f"V{item.value}"
+            items.append((text, item.value))
+        base = "enum.IntFlag" if m.kind == "bit" else "enum.IntEnum"
+        e, d = _enum(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit", file)
+        enums.append(e)
+        diags.extend(d)
+    return enums, diags
+
+
+# --------------------------------------------------------------------------- module
+
+
+def _event_texts(events: tuple[Event, ...]) -> list[str]:
+    """The name each event's Python names derive from: its symbol, else its name, else
+    ``Event<id>``; versions of one event sharing a name get ``_v<version>``."""
+    texts = [e.symbol or e.name or f"Event{e.value}" for e in events]
+    shared = Counter(texts)
+    return [
+        f"{t}_v{e.version}" if shared[t] > 1 and e.version else t
+        for t, e in zip(texts, events, strict=True)
+    ]
+
+
+def build_context(
+    manifest: Manifest, *, version: str, source: str
+) -> tuple[ModuleCtx, list[Diagnostic]]:
+    """The template context for ``manifest``'s module, and the naming diagnostics."""
+    diags: list[Diagnostic] = []
+    file = manifest.path
+    mod = Scope("name", Kind.GLOBAL, MODULE_SCOPE, file=file)
+    structs: dict[str, str] = {}
+    aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
+    plans: dict[int, Plan] = {}  # id(template) -> its plan
+    specs: list[SpecCtx] = []
+    all_flags: list[str] = []
+    providers: list[ProviderCtx] = []
+    packed_count = 0
+
+    provider_names = [mod.claim(p.symbol or p.name, p.span) for p in manifest.providers]
+    texts = [_event_texts(p.events) for p in manifest.providers]
+    # An event name used by several providers of the manifest gets its provider's name
+    # in front, in every provider that uses it.
+    owners = Counter(t for ts in texts for t in set(ts))
+    event_names = [
+        [
+            mod.claim(f"{ns}_{t}" if owners[t] > 1 else t, e.span)
+            for t, e in zip(ts, p.events, strict=True)
+        ]
+        for p, ts, ns in zip(manifest.providers, texts, provider_names, strict=True)
+    ]
+    for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
+        ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_SCOPE, file=file)
+        enums, d = _provider_enums(manifest, p, ns_scope)
+        diags.extend(d)
+        diags.extend(ns_scope.diagnostics)
+        descriptors = [descriptor(p, ev) for ev in p.events]
+        pairs, bits = enable_pairs(descriptors)
+        flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
+        all_flags.extend(flags)
+        runtime = f"_p{pi}"
+        traits = pybytes(_traits(p, diags))
+        events: list[EventCtx] = []
+        layouts: list[str] = []
+        for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
+            if ev.not_logged:
+                continue
+            spec: str | None = None
+            plan: Plan | None = None
+            if ev.template is not None and ev.template.items:
+                plan = plans.get(id(ev.template))
+                if plan is None:
+                    where = f"template {ev.template.tid!r}"
+                    plan = plans[id(ev.template)] = plan_template(
+                        ev.template, f"_T{len(specs)}", where, structs, aliases, diags
+                    )
+                    specs.append(SpecCtx(plan.name, plan.spec))
+                spec = plan.name
+            layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
+            packed = f"_d{packed_count}"
+            packed_count += 1
+            keyword = _hex(d7[6])
+            id_, ver, channel, level, op, task = d7[:6]
+            arguments = (
+                f"    id={id_},\n    version={ver},\n    channel={channel},\n"
+                f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
+            )
+            # Claimed in this order: when names collide, the order decides the suffixes.
+            write = mod.claim(f"write_{ident}")
+            is_enabled = mod.claim(f"is_enabled_{ident}")
+            start = mod.claim(f"start_{ident}") if d7[4] == START_OPCODE else None
+            stop = mod.claim(f"stop_{ident}") if d7[4] == STOP_OPCODE else None
+            events.append(
+                EventCtx(
+                    ident=ident,
+                    write=write,
+                    is_enabled=is_enabled,
+                    start=start,
+                    stop=stop,
+                    descriptor=layout.descriptor(ident, arguments),
+                    packed=packed,
+                    packed_assign=layout.call(
+                        "",
+                        f"{packed}: Final = pack_descriptor",
+                        [str(id_), str(ver), str(channel), str(level), str(op), str(task), keyword],
+                    ),
+                    is_enabled_head=layout.is_enabled(is_enabled),
+                    flag=flags[bit],
+                    runtime=runtime,
+                    params=plan.params if plan else [],
+                    spec=spec,
+                    values=plan.values if plan else [],
+                    inline=plan.encoder(8) if plan else [],
+                    # start_/stop_ encode one block deeper (the template indents it).
+                    inline_nested=(plan.encoder(12, dedent=4) if plan else [])
+                    if start or stop
+                    else None,
+                    doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
+                )
+            )
+        name = pystr(p.name)
+        group = p.traits.group_guid if p.traits else None
+        providers.append(
+            ProviderCtx(
+                ns=ns,
+                runtime=runtime,
+                name=name,
+                name_assign=layout.assign("    ", "NAME: Final", name),
+                guid=_guid(p.guid),
+                register_guid=_guid(p.control_guid or p.guid),
+                control_guid=str(p.control_guid) if p.control_guid else None,
+                group_guid=str(group) if group else None,
+                traits=traits,
+                enums=enums,
+                flags=flags,
+                pairs_name=f"_PAIRS_{pi}",
+                pairs=[(lv, _hex(kw)) for lv, kw in pairs],
+                on_enable=f"_on_enable_{pi}",
+                events=events,
+                layouts=layouts,
+            )
+        )
+    diags.extend(mod.diagnostics)
+    ctx = ModuleCtx(
+        version=version,
+        source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
+        imports=IMPORT_BLOCK,
+        aliases=[layout.type_alias(name, members) for members, name in aliases.items()],
+        flags=all_flags,
+        structs=[
+            layout.struct_assign(var, pystr("<" + fmt), "P" in fmt) for fmt, var in structs.items()
+        ],
+        specs=specs,
+        providers=providers,
+    )
+    return ctx, diags
+
+
+def module_name(base: str) -> str:
+    """The Python module name for an output base name (``wpf-etw`` -> ``wpf_etw``)."""
+    return identifier(base, Kind.PARAM)
