@@ -92,7 +92,7 @@ def build_header(
     with_traits = False
     for p in manifest.providers:
         try:
-            with_traits = with_traits or bool(traits_blob(p))
+            blob = traits_blob(p)  # every provider's: each may be too long
         except ValueError as e:
             diags.append(
                 diag(
@@ -102,6 +102,8 @@ def build_header(
                     hint='shorten the provider name or set includeName="false" in <traits>',
                 )
             )
+        else:
+            with_traits = with_traits or bool(blob)
     if has_errors(diags):
         return HeaderResult("", diags)
     w = HeaderWriter(
