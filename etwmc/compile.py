@@ -19,22 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .codes import E_BASE, E_INTERNAL_RENDER
 from .diagnostics import (
     Diagnostic,
     Severity,
     Span,
-    code,
     diag,
     finalize,
     has_errors,
     render_text,
 )
 from .model import Manifest
-
-E_BASE = code("ETW612", Severity.ERROR, "the output base or module name is not usable")
-E_INTERNAL_RENDER = code(
-    "ETW613", Severity.ERROR, "the generated module failed etwmc's own safety check"
-)
 
 
 @dataclass(frozen=True, slots=True)

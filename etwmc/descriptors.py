@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .diagnostics import Severity, code
 from .model import Event, Provider
-
-E_TRAITS = code("ETW602", Severity.ERROR, "a provider's traits do not fit in 255 bytes")
 
 START_OPCODE = 1
 STOP_OPCODE = 2

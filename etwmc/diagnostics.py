@@ -22,43 +22,12 @@ ETW9xx  internal
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-
-class Severity(enum.IntEnum):
-    NOTE = 0
-    WARNING = 1
-    ERROR = 2
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-@dataclass(frozen=True, slots=True)
-class Code:
-    """A registered diagnostic code: its id, default severity and a one-line summary."""
-
-    id: str
-    severity: Severity
-    summary: str
-
-
-REGISTRY: dict[str, Code] = {}
-
-
-def code(id: str, severity: Severity, summary: str) -> Code:
-    """Register a diagnostic code.  Ids are unique and never reused for another meaning."""
-    if id in REGISTRY:
-        raise ValueError(f"diagnostic code {id} registered twice")
-    if not (len(id) == 6 and id.startswith("ETW") and id[3:].isdigit()):
-        raise ValueError(f"malformed diagnostic code {id!r}")
-    c = Code(id, severity, summary)
-    REGISTRY[id] = c
-    return c
+from .codes import REGISTRY, Code
+from .codes import Severity as Severity  # re-exported: reports and callers use it
 
 
 @dataclass(frozen=True, slots=True, order=True)

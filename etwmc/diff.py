@@ -37,54 +37,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from .diagnostics import (
+from .codes import (
+    E_BASELINE,
+    E_CHANNEL_CHANGED,
+    E_CHANNEL_REMOVED,
+    E_EVENT_CHANNEL,
+    E_EVENT_KEYWORDS,
+    E_EVENT_LAYOUT,
+    E_EVENT_LEVEL,
+    E_EVENT_OPCODE,
+    E_EVENT_REMOVED,
+    E_EVENT_TASK,
+    E_KEYWORD_MASK,
+    E_KEYWORD_REMOVED,
+    E_LEVEL_REMOVED,
+    E_LEVEL_VALUE_CHANGED,
+    E_MAP_KIND,
+    E_MAP_REMOVED,
+    E_MAP_VALUE_REMOVED,
+    E_OPCODE_REMOVED,
+    E_OPCODE_VALUE_CHANGED,
+    E_PROVIDER_GUID,
+    E_PROVIDER_NAME_CHANGED,
+    E_PROVIDER_REMOVED,
+    E_TASK_REMOVED,
+    E_TASK_VALUE,
+    N_EVENT_ADDED,
+    N_EVENT_VERSION,
+    N_ITEM_ADDED,
+    N_MAP_VALUE_ADDED,
+    N_PROVIDER_ADDED,
+    N_STRING_ADDED,
+    N_STRING_CHANGED,
+    W_EVENT_FORMAT,
+    W_RENAMED,
     Code,
-    Diagnostic,
-    Severity,
-    Span,
-    code,
-    diag,
-    finalize,
-    has_errors,
-    summary_line,
 )
+from .diagnostics import Diagnostic, Severity, Span, diag, finalize, has_errors, summary_line
 from .model import Event, Extent, Field, Manifest, Map, Provider, Struct, Template
-
-E_PROVIDER_REMOVED = code("ETW700", Severity.ERROR, "a provider was removed")
-E_PROVIDER_GUID = code("ETW701", Severity.ERROR, "a provider's GUID changed")
-E_PROVIDER_NAME = code("ETW702", Severity.ERROR, "a provider's name changed")
-E_EVENT_REMOVED = code("ETW710", Severity.ERROR, "an event (id and version) was removed")
-E_EVENT_LAYOUT = code("ETW711", Severity.ERROR, "an existing event's payload layout changed")
-E_EVENT_LEVEL = code("ETW712", Severity.ERROR, "an existing event's level changed")
-E_EVENT_OPCODE = code("ETW713", Severity.ERROR, "an existing event's opcode changed")
-E_EVENT_TASK = code("ETW714", Severity.ERROR, "an existing event's task changed")
-E_EVENT_KEYWORDS = code("ETW715", Severity.ERROR, "an existing event's keywords changed")
-E_EVENT_CHANNEL = code("ETW716", Severity.ERROR, "an existing event's channel changed")
-E_KEYWORD_REMOVED = code("ETW720", Severity.ERROR, "a keyword was removed")
-E_KEYWORD_MASK = code("ETW721", Severity.ERROR, "a keyword's mask changed")
-E_CHANNEL_REMOVED = code("ETW722", Severity.ERROR, "a channel was removed")
-E_CHANNEL_CHANGED = code("ETW723", Severity.ERROR, "a channel's value or type changed")
-E_LEVEL_REMOVED = code("ETW724", Severity.ERROR, "a level was removed")
-E_LEVEL_VALUE = code("ETW725", Severity.ERROR, "a level's value changed")
-E_TASK_REMOVED = code("ETW726", Severity.ERROR, "a task was removed")
-E_TASK_VALUE = code("ETW727", Severity.ERROR, "a task's value changed")
-E_OPCODE_REMOVED = code("ETW728", Severity.ERROR, "an opcode was removed")
-E_OPCODE_VALUE = code("ETW729", Severity.ERROR, "an opcode's value changed")
-E_MAP_REMOVED = code("ETW730", Severity.ERROR, "a value map or bit map was removed")
-E_MAP_KIND = code("ETW731", Severity.ERROR, "a map changed between value map and bit map")
-E_MAP_VALUE_REMOVED = code("ETW732", Severity.ERROR, "a map value was removed")
-E_BASELINE = code("ETW739", Severity.ERROR, "a compiled baseline cannot be read")
-W_EVENT_FORMAT = code("ETW740", Severity.WARNING, "a field's outType or map changed")
-W_RENAMED = code("ETW741", Severity.WARNING, "an item was renamed (same value, new name)")
-N_PROVIDER_ADDED = code("ETW750", Severity.NOTE, "a provider was added")
-N_EVENT_ADDED = code("ETW751", Severity.NOTE, "an event was added")
-N_EVENT_VERSION = code("ETW752", Severity.NOTE, "a new version of an existing event was added")
-N_ITEM_ADDED = code(
-    "ETW753", Severity.NOTE, "a keyword, level, task, opcode, channel or map was added"
-)
-N_MAP_VALUE_ADDED = code("ETW754", Severity.NOTE, "a map value was added")
-N_STRING_ADDED = code("ETW755", Severity.NOTE, "a string was added")
-N_STRING_CHANGED = code("ETW756", Severity.NOTE, "a string's text changed")
 
 _NEW_VERSION_HINT = "leave the old definition alone and add the change as a new event version"
 
@@ -214,7 +204,7 @@ def _provider(out: _Out, o: Side, n: Side, op: Provider, np_: Provider) -> None:
         )
     elif op.name != np_.name and _names_known(o, op) and _names_known(n, np_):
         out.add(
-            E_PROVIDER_NAME,
+            E_PROVIDER_NAME_CHANGED,
             np_.span,
             f"provider {{{np_.guid}}} was renamed from '{op.name}' to '{np_.name}'; "
             "consumers and channel paths use the name",
@@ -227,7 +217,7 @@ def _provider(out: _Out, o: Side, n: Side, op: Provider, np_: Provider) -> None:
     )  # fmt: skip
     _named(
         out, what, "level", _user(op.levels), _user(np_.levels), lambda lv: lv.name,
-        lambda lv: lv.value, str, E_LEVEL_REMOVED, E_LEVEL_VALUE, "value",
+        lambda lv: lv.value, str, E_LEVEL_REMOVED, E_LEVEL_VALUE_CHANGED, "value",
     )  # fmt: skip
     _named(
         out, what, "task", _user(op.tasks), _user(np_.tasks), lambda t: t.name,
@@ -236,7 +226,7 @@ def _provider(out: _Out, o: Side, n: Side, op: Provider, np_: Provider) -> None:
     _named(
         out, what, "opcode", _user(op.all_opcodes()), _user(np_.all_opcodes()),
         lambda x: (x.task or "", x.name),
-        lambda x: x.value, str, E_OPCODE_REMOVED, E_OPCODE_VALUE, "value",
+        lambda x: x.value, str, E_OPCODE_REMOVED, E_OPCODE_VALUE_CHANGED, "value",
     )  # fmt: skip
     _channels(out, o, n, what, op, np_)
     _maps(out, what, op, np_)

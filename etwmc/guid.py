@@ -27,14 +27,12 @@ import sys
 import uuid
 from typing import Final
 
-from .diagnostics import Diagnostic, Severity, code, diag
+from .codes import N_HAND_MADE_GUID
+from .diagnostics import Diagnostic, diag
 from .model import Manifest
 
 _NAMESPACE: Final = bytes.fromhex("482C2DB2C39047C887F81A15BFC130FB")
 
-N_HAND_MADE_GUID = code(
-    "ETW790", Severity.NOTE, "the provider GUID looks typed by hand rather than generated"
-)
 
 # What an EventSource / TraceLogging provider name looks like: no spaces, braces or
 # other punctuation a name-based enable syntax (``*Name`` in PerfView, ``--providers``

@@ -20,12 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from .diagnostics import Diagnostic, Severity, Span, code, diag
+from .codes import E_BLOB, E_EVENTS, E_MESSAGES
+from .diagnostics import Diagnostic, Span, diag
 from .model import Manifest
-
-E_BLOB = code("ETW020", Severity.ERROR, "a WEVT_TEMPLATE blob cannot be read")
-E_MESSAGES = code("ETW021", Severity.ERROR, "a message table cannot be read")
-E_EVENTS = code("ETW022", Severity.ERROR, "an event file cannot be read")
 
 # mc's largest blobs are a few MiB; a binary input is read whole, so it is bounded.
 MAX_BINARY = 64 * 1024 * 1024

@@ -15,11 +15,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from . import __version__
+from .codes import E_NO_INPUT, REGISTRY
 from .diagnostics import (
     Diagnostic,
-    Severity,
     Span,
-    code,
     diag,
     finalize,
     has_errors,
@@ -31,8 +30,6 @@ from .diagnostics import (
 )
 
 MANIFEST_SUFFIXES = (".man", ".xml", ".manifest")
-
-E_NO_INPUT = code("ETW012", Severity.ERROR, "a path given on the command line does not exist")
 
 
 def collect(paths: Iterable[str]) -> tuple[list[Path], list[Diagnostic]]:
@@ -67,23 +64,9 @@ def lint_files(files: Sequence[Path], *, werror: bool = False) -> list[Diagnosti
     for f in files:
         checked = check_file(f)
         out.extend(checked.diagnostics)
-        if checked.manifest is not None:
-            out.extend(_advice(checked.manifest))
         if checked.ok and checked.manifest is not None:
             out.extend(output_checks(checked.manifest))
     return finalize(out, werror=werror)
-
-
-def _advice(manifest: object) -> list[Diagnostic]:
-    """Checks that live outside the rule set (provider-GUID advice)."""
-    try:
-        from .guid import guid_hint
-    except ImportError:
-        return []
-    from .model import Manifest
-
-    assert isinstance(manifest, Manifest)
-    return list(guid_hint(manifest))
 
 
 def render(diags: Sequence[Diagnostic], fmt: str) -> str:
@@ -96,47 +79,9 @@ def render(diags: Sequence[Diagnostic], fmt: str) -> str:
     return render_text(diags)
 
 
-# Every module that registers diagnostic codes (for --list-codes and the docs).
-CODE_MODULES = (
-    "etwmc.parse",
-    "etwmc.schema",
-    "etwmc.lower",
-    "etwmc.rules",
-    "etwmc.lint",
-    "etwmc.guid",
-    "etwmc.naming",
-    "etwmc.python",
-    "etwmc.compile",
-    "etwmc.header",
-    "etwmc.commands.mc",
-    "etwmc.emit",
-    "etwmc.inputs",
-    "etwmc.wevt",
-    "etwmc.wevt.fidelity",
-    "etwmc.diff",
-    "etwmc.decode.codes",
-)
-
-
 def all_codes() -> list[tuple[str, str, str]]:
-    """(code, default severity, summary) for every registered diagnostic, sorted."""
-    import importlib
-
-    from .diagnostics import REGISTRY
-    from .rules import run_rules  # noqa: F401  (imports the rule modules lazily below)
-
-    for name in CODE_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as e:
-            if e.name != name:
-                raise
-    from . import rules
-
-    rules._load()
-    return [
-        (c.id, c.severity.label, c.summary) for c in sorted(REGISTRY.values(), key=lambda c: c.id)
-    ]
+    """(code, default severity, summary) for every diagnostic code, sorted."""
+    return [(c.id, c.severity.label, c.summary) for c in REGISTRY.values()]
 
 
 def codes_table() -> str:

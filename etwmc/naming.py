@@ -31,11 +31,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from .diagnostics import Diagnostic, Severity, Span, code, diag
-
-W_COLLISION = code(
-    "ETW600", Severity.WARNING, "two manifest names map to the same Python identifier"
-)
+from .codes import W_COLLISION
+from .diagnostics import Diagnostic, Span, diag
 
 _INVALID = re.compile(r"[^A-Za-z0-9_]+")
 

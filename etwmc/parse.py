@@ -21,22 +21,24 @@ from pathlib import Path
 
 from lxml import etree
 
-from .diagnostics import Diagnostic, Severity, Span, code, diag
+from .codes import (
+    E_DTD,
+    E_EMPTY,
+    E_ENCODING,
+    E_ENTITY,
+    E_PI,
+    E_READ,
+    E_ROOT,
+    E_SYNTAX,
+    E_TOO_LARGE,
+    N_COUNTERS,
+    N_NO_EVENTS,
+)
+from .diagnostics import Diagnostic, Span, diag
 from .winmeta import ASM_NS, EVENTS_NS
 
 MAX_BYTES = 64 * 1024 * 1024
 
-E_READ = code("ETW001", Severity.ERROR, "the file cannot be read")
-E_EMPTY = code("ETW002", Severity.ERROR, "the file is empty")
-E_TOO_LARGE = code("ETW003", Severity.ERROR, "the file is larger than etwmc accepts")
-E_SYNTAX = code("ETW004", Severity.ERROR, "the file is not well-formed XML")
-E_DTD = code("ETW005", Severity.ERROR, "a DOCTYPE or DTD is not allowed in a manifest")
-E_ENTITY = code("ETW006", Severity.ERROR, "an entity reference is not allowed in a manifest")
-E_PI = code("ETW007", Severity.ERROR, "a processing instruction is not allowed in a manifest")
-E_ROOT = code("ETW008", Severity.ERROR, "the root element is not an instrumentation manifest")
-E_ENCODING = code("ETW009", Severity.ERROR, "the file's text encoding is not supported")
-N_COUNTERS = code("ETW010", Severity.NOTE, "performance-counter sections are ignored")
-N_NO_EVENTS = code("ETW011", Severity.NOTE, "the manifest defines no events section")
 
 _LOCAL_ROOT = "instrumentationManifest"
 
@@ -383,4 +385,13 @@ def _locate_sections(doc: Document, diags: list[Diagnostic]) -> bool:
         elif name == "localization":
             if doc.localization is None:
                 doc.localization = c
+    if not doc.events:
+        diags.append(
+            diag(
+                N_NO_EVENTS,
+                doc.span(root),
+                "the manifest has no <events> section, so it defines no ETW provider",
+                hint="providers are defined in <instrumentation><events><provider ...>",
+            )
+        )
     return True

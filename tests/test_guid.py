@@ -114,7 +114,7 @@ def test_hint_for_hand_made_guid_offers_derived_one() -> None:
     diags = guid_hint(_manifest(("MyCompany.MyComponent", "11111111-2222-3333-4444-555566667777")))
     assert len(diags) == 1
     d = diags[0]
-    assert d.code == "ETW790" and d.severity == Severity.NOTE and d.attr == "guid"
+    assert d.code == "ETW292" and d.severity == Severity.NOTE and d.attr == "guid"
     assert "ce5fa4ea-ab00-5402-8b76-9f76ac858fb5" in (d.hint or "")
 
 

@@ -260,3 +260,17 @@ def test_no_file_but_the_manifest_is_opened(tmp_path: Path, doctype: str) -> Non
     opened = [line for line in log.read_text().splitlines() if str(secret) in line]
     assert opened == []
     assert str(man) in log.read_text()  # the trace did see the manifest being read
+
+
+def test_a_manifest_without_events_gets_a_note() -> None:
+    data = (
+        b'<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">'
+        b'<instrumentation><counters xmlns="http://schemas.microsoft.com/win/2005/12/counters"/>'
+        b"</instrumentation></instrumentationManifest>"
+    )
+    doc, diags = parse_bytes(data, "c.man")
+    assert doc is not None
+    assert [d.code for d in diags] == ["ETW010", "ETW011"]
+    assert all(d.severity.label == "note" for d in diags)
+    doc, diags = parse_bytes(MINIMAL.encode(), "m.man")
+    assert doc is not None and diags == []

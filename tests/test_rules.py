@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conftest import CORPUS, corpus_files, expected_failures, require_shared
-from etwmc.diagnostics import REGISTRY, Diagnostic, Severity
+from etwmc.codes import REGISTRY
+from etwmc.diagnostics import Diagnostic, Severity
 from etwmc.msgformat import Insert, inserts
-from etwmc.rules import _load
 from etwmc.rules._sddl import sddl_problem
 from etwmc.rules._util import name_problem
 from etwmc.rules.providers import guid_from_name_tail
@@ -83,7 +83,6 @@ def test_valid_fixture(path: Path) -> None:
 
 
 def test_every_semantic_code_has_a_fixture() -> None:
-    _load()
     semantic = {c for c in REGISTRY if "ETW200" <= c <= "ETW599"}
     marked = {code for p in INVALID for _, code in expectations(p)}
     missing = sorted(semantic - marked - UNFIXTURED)
@@ -93,7 +92,6 @@ def test_every_semantic_code_has_a_fixture() -> None:
 
 def test_fixture_rules_report_with_hints() -> None:
     """Every error a rule reports in the fixtures says what would be right."""
-    _load()
     rule_codes = {c for c in REGISTRY if "ETW201" <= c <= "ETW599" and c not in _lowering_codes()}
     for path in INVALID:
         for d in check_file(path).diagnostics:
@@ -103,7 +101,7 @@ def test_fixture_rules_report_with_hints() -> None:
 
 def _lowering_codes() -> set[str]:
     import etwmc.lower as lower
-    from etwmc.diagnostics import Code
+    from etwmc.codes import Code
 
     return {v.id for v in vars(lower).values() if isinstance(v, Code)}
 

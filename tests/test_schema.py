@@ -196,7 +196,7 @@ def test_fixture_reports_each_marked_line(path: Path) -> None:
 
 
 def test_every_schema_code_has_a_fixture() -> None:
-    from etwmc.diagnostics import REGISTRY
+    from etwmc.codes import REGISTRY
 
     marked = {
         c for p in FIXTURES for m in EXPECT.finditer(p.read_text()) for c in m.group(1).split()

@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
 from ..decode import DecodeError, Decoder, filetime_text
-from ..decode.codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
 from ..decode.etl import EtlReader, Record, TraceError, open_trace
 from ..decode.metadata import load_dll, load_manifest, load_wevt
 from ..decode.output import render, summary_json, summary_text

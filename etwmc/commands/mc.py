@@ -49,8 +49,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..codes import W_LONG_MESSAGE
 from ..compile import default_base
-from ..diagnostics import Diagnostic, Severity, code, diag, finalize, has_errors
+from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors
 from ..emit import EmitError, check_name, write_all
 from ..model import Manifest
 from ..wevt.msgids import MessageIds
@@ -58,7 +59,6 @@ from ..wevt.msgids import MessageIds
 # The compiler proper (validation, header, binaries, diff) is imported where it runs,
 # as cli.py does for every command: "etwmc mc -?" and usage errors need none of it.
 
-W_LONG_MESSAGE = code("ETW623", Severity.WARNING, "a message is longer than mc's -m limit")
 
 USAGE = """\
 usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]

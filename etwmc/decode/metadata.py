@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from ..codes import E_METADATA_READ, W_METADATA_INVALID
 from ..diagnostics import Diagnostic, Severity, Span, diag
 from ..model import Manifest
 from ..pe import RT_MESSAGETABLE, WEVT_TEMPLATE, read_resources
 from ..validate import Checked, check_bytes, check_file
 from ..wevt.msgtable import read_message_table
 from ..wevt.reader import read_wevt
-from .codes import E_METADATA_READ, W_METADATA_INVALID
 
 
 def load_message_tables(paths: Iterable[str]) -> list[dict[int, str]]:

@@ -23,10 +23,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..codes import W_INBAND_MANIFEST
 from ..diagnostics import Diagnostic, Span, diag
 from ..guid import provider_guid
 from ..model import Event, Manifest, Provider
-from .codes import W_INBAND_MANIFEST
 from .etl import Record
 from .eventsource import (
     EnvelopeError,

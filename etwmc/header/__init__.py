@@ -23,13 +23,14 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..descriptors import E_TRAITS, traits_blob
+from ..codes import E_SYMBOL, E_TRAITS, W_DESCRIPTORS, W_DUPLICATE
+from ..descriptors import traits_blob
 from ..diagnostics import Diagnostic, diag, has_errors
 from ..model import Manifest
 from ..wevt.msgids import MessageIds, assign_message_ids, with_customer_bit
 from .names import comment
 from .preamble import preamble
-from .writer import E_SYMBOL, W_DESCRIPTORS, W_DUPLICATE, HeaderWriter, Settings
+from .writer import HeaderWriter, Settings
 
 __all__ = [
     "E_SYMBOL",

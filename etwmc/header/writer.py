@@ -19,8 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..codes import E_SYMBOL, W_DESCRIPTORS, W_DUPLICATE
 from ..descriptors import descriptor, enable_pairs, traits_blob
-from ..diagnostics import Diagnostic, Severity, Span, code, diag
+from ..diagnostics import Diagnostic, Span, diag
 from ..model import Event, Manifest, Map, Provider
 from ..wevt.collect import provider_items
 from ..wevt.msgids import MessageIds
@@ -35,16 +36,6 @@ from .names import (
     usable_symbol,
 )
 from .params import MAX_DESCRIPTORS, Helper, helper, helper_source
-
-E_SYMBOL = code(
-    "ETW620", Severity.ERROR, "a name the C header would define is no usable C identifier"
-)
-W_DUPLICATE = code(
-    "ETW621", Severity.WARNING, "the C header would define one name twice, differently"
-)
-W_DESCRIPTORS = code(
-    "ETW622", Severity.WARNING, "an event's data needs more than 127 data descriptors"
-)
 
 BANNER = "//" + "+" * 77
 

@@ -22,36 +22,31 @@ import uuid
 
 from lxml import etree
 
+from ..codes import (
+    E_BAD_STRREF,
+    E_DUP_STRING,
+    E_UNKNOWN_CHANNEL,
+    E_UNKNOWN_IMPORT,
+    E_UNKNOWN_KEYWORD,
+    E_UNKNOWN_LEVEL,
+    E_UNKNOWN_OPCODE,
+    E_UNKNOWN_STRING,
+    E_UNKNOWN_TASK,
+    E_UNKNOWN_TEMPLATE,
+    E_VALUE,
+    W_BINARY_NAME,
+    W_MISSING_STRING,
+)
 from ..diagnostics import Diagnostic
 from ..model import Channel, Manifest, PatternMap, Provider
 from ..parse import Document
 from . import declarations as decl
 from .attributes import children, children_of, local, parse_bool, parse_guid, parse_int, string_ref
 from .builtin import BUILTINS
-from .context import E_VALUE, Lowering
-from .declarations import E_UNKNOWN_IMPORT
-from .events import (
-    E_UNKNOWN_CHANNEL,
-    E_UNKNOWN_KEYWORD,
-    E_UNKNOWN_LEVEL,
-    E_UNKNOWN_OPCODE,
-    E_UNKNOWN_TASK,
-    E_UNKNOWN_TEMPLATE,
-    Scope,
-    event,
-    filter_,
-)
-from .strings import (
-    E_BAD_STRREF,
-    E_DUP_STRING,
-    E_UNKNOWN_STRING,
-    W_MISSING_STRING,
-    check_string_refs,
-    localization,
-    message,
-    message_ref,
-)
-from .templates import W_BINARY_NAME, template
+from .context import Lowering
+from .events import Scope, event, filter_
+from .strings import check_string_refs, localization, message, message_ref
+from .templates import template
 
 __all__ = [
     "BUILTINS",

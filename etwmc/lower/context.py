@@ -15,11 +15,10 @@ import uuid
 
 from lxml import etree
 
-from ..diagnostics import Code, Diagnostic, Severity, code, diag
+from ..codes import E_VALUE, Code
+from ..diagnostics import Diagnostic, diag
 from ..parse import Document
 from .attributes import local, parse_guid, parse_int
-
-E_VALUE = code("ETW200", Severity.ERROR, "an attribute value cannot be read")
 
 
 class Lowering:

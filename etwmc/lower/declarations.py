@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from .. import winmeta as wm
-from ..diagnostics import Severity, code
+from ..codes import E_UNKNOWN_IMPORT
 from ..model import (
     Channel,
     Keyword,
@@ -38,9 +38,6 @@ from .attributes import children, local, parse_bool, parse_int, qname
 from .builtin import BUILTINS
 from .context import Lowering
 from .strings import message_ref
-
-E_UNKNOWN_IMPORT = code("ETW410", Severity.ERROR, "importChannel names an unknown channel")
-
 
 # -- channels ------------------------------------------------------------------
 

@@ -26,21 +26,20 @@ from typing import Generic, TypeVar
 
 from lxml import etree
 
-from ..diagnostics import Code, Severity, code
+from ..codes import (
+    E_UNKNOWN_CHANNEL,
+    E_UNKNOWN_KEYWORD,
+    E_UNKNOWN_LEVEL,
+    E_UNKNOWN_OPCODE,
+    E_UNKNOWN_TASK,
+    E_UNKNOWN_TEMPLATE,
+    Code,
+)
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
 from .attributes import local, parse_bool, qname
 from .builtin import BUILTINS
 from .context import Lowering
 from .strings import message_ref
-
-E_UNKNOWN_LEVEL = code("ETW401", Severity.ERROR, "an event references an undefined level")
-E_UNKNOWN_TASK = code("ETW402", Severity.ERROR, "an event references an undefined task")
-E_UNKNOWN_OPCODE = code("ETW403", Severity.ERROR, "an event references an undefined opcode")
-E_UNKNOWN_KEYWORD = code("ETW404", Severity.ERROR, "an event references an undefined keyword")
-E_UNKNOWN_CHANNEL = code("ETW405", Severity.ERROR, "an event references an undefined channel")
-E_UNKNOWN_TEMPLATE = code(
-    "ETW406", Severity.ERROR, "an event or filter references an undefined template"
-)
 
 _Named = TypeVar("_Named", Level, Task, Opcode, Keyword)
 _Key = TypeVar("_Key", QName, str)

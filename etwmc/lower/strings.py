@@ -19,19 +19,11 @@ from types import MappingProxyType
 
 from lxml import etree
 
-from ..diagnostics import Severity, code, diag
+from ..codes import E_BAD_STRREF, E_DUP_STRING, E_UNKNOWN_STRING, W_MISSING_STRING
+from ..diagnostics import diag
 from ..model import Message, Resources, String
 from .attributes import children, string_ref
 from .context import Lowering
-
-E_UNKNOWN_STRING = code(
-    "ETW408", Severity.ERROR, "a message references a string the primary culture does not define"
-)
-W_MISSING_STRING = code(
-    "ETW409", Severity.WARNING, "a string of the primary culture is missing from another culture"
-)
-E_BAD_STRREF = code("ETW412", Severity.ERROR, "a message attribute is not a $(string.ID) reference")
-E_DUP_STRING = code("ETW301", Severity.ERROR, "a string id is defined twice in one culture")
 
 
 def message_ref(cx: Lowering, elem: etree._Element, attr: str = "message") -> str | None:

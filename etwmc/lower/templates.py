@@ -20,14 +20,10 @@ from collections.abc import Mapping
 from lxml import etree
 
 from .. import winmeta as wm
-from ..diagnostics import Severity, code
+from ..codes import W_BINARY_NAME
 from ..model import BINARY_LENGTH_FIELD, Field, Struct, Template, XmlNode
 from .attributes import children, extent, local, qname
 from .context import Lowering
-
-W_BINARY_NAME = code(
-    "ETW512", Severity.WARNING, "a template's <binary> has no name; etwmc names its field 'binary'"
-)
 
 
 def template(cx: Lowering, e: etree._Element) -> Template:

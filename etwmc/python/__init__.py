@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
+from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
 from . import template
 from .context import build_context, module_name
-from .payload import E_UNRESOLVED
 
 __all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
 

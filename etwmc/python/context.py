@@ -22,7 +22,8 @@ import uuid
 from collections import Counter
 from typing import NamedTuple
 
-from ..descriptors import E_TRAITS, START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
+from ..codes import E_TRAITS
+from ..descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
 from ..diagnostics import Diagnostic, diag
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import E_UNRESOLVED
+from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
 from ..winmeta import SCALAR_FORMATS
 from . import layout
 from .literals import pystr
 from .reserved import PARAM_SCOPE
-
-E_UNRESOLVED = code("ETW601", Severity.ERROR, "a template field cannot be turned into Python code")
 
 STRUCT_CODE = 0  # the code the generic encoder uses for a <struct>
 

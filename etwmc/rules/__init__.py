@@ -1,7 +1,8 @@
 """Semantic rules: each a function from the model to diagnostics.
 
-Rules are registered in :data:`RULES` in the order they run.  A rule never raises on
-odd input (the model may be partial when earlier stages found errors)."""
+:data:`RULES` lists every rule by name, in the order they run; nothing is discovered by
+scanning the package.  A rule never raises on odd input (the model may be partial when
+earlier stages found errors)."""
 
 from __future__ import annotations
 
@@ -9,29 +10,46 @@ from collections.abc import Callable, Iterable
 
 from ..diagnostics import Diagnostic
 from ..model import Manifest
+from . import advice, messages, providers, references, templates, unique, values
 
 Rule = Callable[[Manifest], Iterable[Diagnostic]]
 
-RULES: list[Rule] = []
-
-
-def rule(fn: Rule) -> Rule:
-    RULES.append(fn)
-    return fn
+RULES: tuple[Rule, ...] = (
+    # values and ranges (ETW2xx)
+    values.keyword_masks,
+    values.channels,
+    values.admin_events,
+    values.levels_opcodes_tasks,
+    values.event_ids,
+    values.bitmap_items,
+    # uniqueness (ETW3xx)
+    unique.providers,
+    unique.events,
+    unique.channels_levels_tasks_keywords,
+    unique.maps,
+    unique.templates,
+    unique.filters,
+    unique.message_table,
+    unique.message_ids,
+    # references (ETW42x)
+    references.data_maps,
+    references.global_opcode_collisions,
+    # templates, messages, providers (ETW5xx)
+    templates.template_items,
+    templates.filter_templates,
+    messages.event_messages,
+    providers.provider_attributes,
+    # advice (ETW29x, ETW48x)
+    advice.events_without_level,
+    advice.admin_without_keywords,
+    advice.hand_made_guids,
+    advice.unused_items,
+    advice.unused_strings,
+)
 
 
 def run_rules(manifest: Manifest) -> list[Diagnostic]:
-    _load()
     out: list[Diagnostic] = []
     for r in RULES:
         out.extend(r(manifest))
     return out
-
-
-def _load() -> None:
-    """Import the rule modules (each registers its rules on import)."""
-    import importlib
-    import pkgutil
-
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        importlib.import_module(f"{__name__}.{info.name}")

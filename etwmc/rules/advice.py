@@ -23,20 +23,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import (
+    N_ADMIN_KEYWORDS,
+    N_NO_LEVEL,
+    N_UNUSED_KEYWORD,
+    N_UNUSED_MAP,
+    N_UNUSED_STRING,
+    W_UNUSED_TEMPLATE,
+)
+from ..diagnostics import Diagnostic, diag
+from ..guid import guid_hint
 from ..model import Manifest
-from . import rule
 from ._util import event_label, fields_of, plural
 
-N_NO_LEVEL = code("ETW290", Severity.NOTE, "events have no level and are logged at win:LogAlways")
-N_ADMIN_KEYWORDS = code("ETW291", Severity.NOTE, "events of an Admin channel have no keywords")
-W_UNUSED_TEMPLATE = code("ETW480", Severity.WARNING, "a template is used by no event or filter")
-N_UNUSED_MAP = code("ETW481", Severity.NOTE, "a map is used by no data item")
-N_UNUSED_KEYWORD = code("ETW482", Severity.NOTE, "a keyword is used by no event")
-N_UNUSED_STRING = code("ETW483", Severity.NOTE, "strings of the string table are never referenced")
 
-
-@rule
 def events_without_level(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         missing = [e for e in p.events if e.level is None and "level" not in e.unresolved]
@@ -52,7 +52,6 @@ def events_without_level(m: Manifest) -> Iterator[Diagnostic]:
             )
 
 
-@rule
 def admin_without_keywords(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         bare = [
@@ -71,7 +70,11 @@ def admin_without_keywords(m: Manifest) -> Iterator[Diagnostic]:
             )
 
 
-@rule
+def hand_made_guids(m: Manifest) -> Iterator[Diagnostic]:
+    """ETW292 (note): a provider GUID that looks typed by hand (:func:`etwmc.guid.guid_hint`)."""
+    yield from guid_hint(m)
+
+
 def unused_items(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         used_tids = {e.template.tid for e in p.events if e.template is not None}
@@ -108,7 +111,6 @@ def unused_items(m: Manifest) -> Iterator[Diagnostic]:
                     )
 
 
-@rule
 def unused_strings(m: Manifest) -> Iterator[Diagnostic]:
     from ..wevt.msgids import assign_message_ids
 

@@ -16,22 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import E_INSERT_FORMAT, E_INSERT_NO_TEMPLATE, E_INSERT_RANGE
+from ..diagnostics import Diagnostic, diag
 from ..model import Event, Manifest
 from ..msgformat import inserts
-from . import rule
 from ._util import event_label
 
-E_INSERT_RANGE = code(
-    "ETW520", Severity.ERROR, "an event message inserts a property its template does not have"
-)
-E_INSERT_FORMAT = code("ETW521", Severity.ERROR, "an event message has an unterminated %n!format!")
-E_INSERT_NO_TEMPLATE = code(
-    "ETW522", Severity.ERROR, "an event message has inserts but the event has no template"
-)
 
-
-@rule
 def event_messages(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for e in p.events:

@@ -16,21 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import E_CONTROL_GUID_NAME, E_EMPTY_FILE, E_PROVIDER_NAME, W_NO_FILE
+from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
-from . import rule
 from ._util import name_problem
-
-E_PROVIDER_NAME = code("ETW530", Severity.ERROR, "a provider name is not a legal provider name")
-E_CONTROL_GUID_NAME = code(
-    "ETW531", Severity.ERROR, "a provider with a controlGuid does not end its name with its GUID"
-)
-E_EMPTY_FILE = code(
-    "ETW532", Severity.ERROR, "a provider's resourceFileName or messageFileName is empty"
-)
-W_NO_FILE = code(
-    "ETW533", Severity.WARNING, "a provider has no resourceFileName or messageFileName"
-)
 
 _HEX = re.compile(r"[0-9A-Fa-f]")
 
@@ -44,7 +33,6 @@ def guid_from_name_tail(name: str) -> str | None:
     return "".join(digits[-32:]).lower()
 
 
-@rule
 def provider_attributes(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         label = f'<provider name="{p.name}">'

@@ -19,25 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import winmeta as wm
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import E_MAP_TYPE, E_OPCODE_SHADOWED, W_UNKNOWN_MAP
+from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
-from . import rule
 from ._util import event_label, fields_of
 
-W_UNKNOWN_MAP = code(
-    "ETW420", Severity.WARNING, "a data item references a map the provider does not define"
-)
-E_MAP_TYPE = code(
-    "ETW421", Severity.ERROR, "a map is used on a data item whose inType cannot have one"
-)
-E_OPCODE_SHADOWED = code(
-    "ETW422",
-    Severity.ERROR,
-    "an event's provider-level opcode has the value of one of its task's own opcodes",
-)
 
-
-@rule
 def data_maps(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         names = sorted(mp.name for mp in p.maps)
@@ -72,7 +59,6 @@ def data_maps(m: Manifest) -> Iterator[Diagnostic]:
                     )
 
 
-@rule
 def global_opcode_collisions(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for e in p.events:

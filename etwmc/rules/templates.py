@@ -25,38 +25,27 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from .. import winmeta as wm
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import (
+    E_BINARY_LENGTH,
+    E_COUNTED_LENGTH,
+    E_EXTENT_LATER,
+    E_EXTENT_TYPE,
+    E_EXTENT_UNKNOWN,
+    E_NO_NAME,
+    E_TOO_MANY_PROPERTIES,
+    E_UNKNOWN_INTYPE,
+    W_FILTER_TEMPLATE,
+    W_FIXED_LENGTH,
+    W_OUTTYPE,
+)
+from ..diagnostics import Diagnostic, diag
 from ..model import Field, Manifest, Struct, Template
-from . import rule
 from ._util import fields_of
-
-E_EXTENT_UNKNOWN = code(
-    "ETW501", Severity.ERROR, "a count or length names no data item of its scope"
-)
-E_EXTENT_LATER = code(
-    "ETW502", Severity.ERROR, "a count or length names a data item that comes later"
-)
-E_EXTENT_TYPE = code(
-    "ETW503", Severity.ERROR, "a count or length names a struct or a non-integer item"
-)
-E_BINARY_LENGTH = code("ETW504", Severity.ERROR, "a win:Binary data item has no length")
-E_COUNTED_LENGTH = code("ETW505", Severity.ERROR, "a counted-type data item has a length")
-W_FIXED_LENGTH = code("ETW506", Severity.WARNING, "a length on a fixed-size type is ignored")
-E_TOO_MANY_PROPERTIES = code("ETW507", Severity.ERROR, "a template has more than 99 properties")
-E_UNKNOWN_INTYPE = code("ETW508", Severity.ERROR, "a data item's inType is unknown")
-W_OUTTYPE = code(
-    "ETW509", Severity.WARNING, "a data item's outType is unknown or does not fit its inType"
-)
-E_NO_NAME = code("ETW510", Severity.ERROR, "a data item or struct has no name")
-W_FILTER_TEMPLATE = code(
-    "ETW511", Severity.WARNING, "a filter's template uses UserData, a struct, an array or a map"
-)
 
 # inTypes whose length is meaningful: characters of a string, bytes of binary data.
 _LENGTH_CODES = frozenset({1, 2, 14})
 
 
-@rule
 def template_items(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for t in p.templates:
@@ -200,7 +189,6 @@ def _outs_hint(it: wm.InType) -> str:
     return f"{it.qname} takes " + ", ".join(it.outs) + f" (default {it.default_out})"
 
 
-@rule
 def filter_templates(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         seen: set[str] = set()

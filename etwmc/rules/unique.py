@@ -33,35 +33,28 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
-from ..diagnostics import Code, Diagnostic, Severity, Span, code, diag
+from ..codes import (
+    E_DUP_CHANNEL,
+    E_DUP_EVENT,
+    E_DUP_EVENT_SYMBOL,
+    E_DUP_FIELD,
+    E_DUP_FILTER,
+    E_DUP_KEYWORD,
+    E_DUP_LEVEL,
+    E_DUP_MAP,
+    E_DUP_MAP_ITEM,
+    E_DUP_MESSAGE,
+    E_DUP_OPCODE,
+    E_DUP_PATTERN_MAP,
+    E_DUP_PROVIDER,
+    E_DUP_TASK,
+    E_DUP_TASK_OPCODE,
+    E_DUP_TEMPLATE,
+    Code,
+)
+from ..diagnostics import Diagnostic, Span, diag
 from ..model import Manifest, Struct, Template
-from . import rule
 from ._util import event_label
-
-E_DUP_EVENT = code("ETW302", Severity.ERROR, "two events have the same id and version")
-E_DUP_EVENT_SYMBOL = code("ETW303", Severity.ERROR, "two events have the same symbol")
-E_DUP_CHANNEL = code("ETW304", Severity.ERROR, "two channels share a name, chid, value or symbol")
-E_DUP_LEVEL = code("ETW305", Severity.ERROR, "two levels share a name, value or symbol")
-E_DUP_OPCODE = code(
-    "ETW306", Severity.ERROR, "two provider-level opcodes share a name, value or symbol"
-)
-E_DUP_TASK_OPCODE = code("ETW307", Severity.ERROR, "two opcodes of one task share a name or value")
-E_DUP_TASK = code("ETW308", Severity.ERROR, "two tasks share a name, value, symbol or eventGUID")
-E_DUP_KEYWORD = code("ETW309", Severity.ERROR, "two keywords share a name, mask or symbol")
-E_DUP_MAP = code("ETW310", Severity.ERROR, "two maps share a name or symbol")
-E_DUP_MAP_ITEM = code("ETW311", Severity.ERROR, "two items of one map share a value or symbol")
-E_DUP_PATTERN_MAP = code(
-    "ETW312", Severity.ERROR, "two pattern maps (or two of their items) share a name"
-)
-E_DUP_TEMPLATE = code("ETW313", Severity.ERROR, "two templates share a tid or name")
-E_DUP_FIELD = code(
-    "ETW314", Severity.ERROR, "two data items of one template or struct share a name"
-)
-E_DUP_FILTER = code(
-    "ETW315", Severity.ERROR, "two filters share a name, value and version, or symbol"
-)
-E_DUP_MESSAGE = code("ETW316", Severity.ERROR, "two messageTable entries share a symbol")
-E_DUP_PROVIDER = code("ETW317", Severity.ERROR, "two providers share a name, GUID or symbol")
 
 T = TypeVar("T")
 
@@ -121,7 +114,6 @@ def _symbol(x: object) -> str | None:
     return s if s else None
 
 
-@rule
 def providers(m: Manifest) -> Iterator[Diagnostic]:
     ps = m.providers
     label = lambda p: f'<provider name="{p.name}">'  # noqa: E731
@@ -139,7 +131,6 @@ def providers(m: Manifest) -> Iterator[Diagnostic]:
     )
 
 
-@rule
 def events(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         yield from _dups(
@@ -165,7 +156,6 @@ def events(m: Manifest) -> Iterator[Diagnostic]:
         )
 
 
-@rule
 def channels_levels_tasks_keywords(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         chans = p.channels
@@ -269,7 +259,6 @@ def channels_levels_tasks_keywords(m: Manifest) -> Iterator[Diagnostic]:
         )
 
 
-@rule
 def maps(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         yield from _named(
@@ -334,7 +323,6 @@ def maps(m: Manifest) -> Iterator[Diagnostic]:
             )
 
 
-@rule
 def templates(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         yield from _named(
@@ -373,7 +361,6 @@ def _field_names(t: Template) -> Iterator[Diagnostic]:
         )
 
 
-@rule
 def filters(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         yield from _named(
@@ -394,7 +381,6 @@ def filters(m: Manifest) -> Iterator[Diagnostic]:
         )
 
 
-@rule
 def message_table(m: Manifest) -> Iterator[Diagnostic]:
     yield from _named(
         E_DUP_MESSAGE,
@@ -408,7 +394,6 @@ def message_table(m: Manifest) -> Iterator[Diagnostic]:
     )
 
 
-@rule
 def message_ids(m: Manifest) -> list[Diagnostic]:
     """Two strings with the same message id (a ``<messageTable>`` value equal to an
     automatic one, or opcodes of tasks whose values share their low 8 bits), and

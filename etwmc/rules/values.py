@@ -34,41 +34,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import winmeta as wm
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import (
+    E_ACCESS,
+    E_CHANNEL_CHID,
+    E_CHANNEL_NAME,
+    E_CHANNEL_VALUE,
+    E_EVENT_VALUE,
+    E_KEYWORD_BITS,
+    E_KEYWORD_RESERVED,
+    E_LEVEL_VALUE,
+    E_OPCODE_VALUE,
+    E_TASK_OPCODE_WIN,
+    W_ADMIN_LEVEL,
+    W_ADMIN_MESSAGE,
+    W_BITMAP_VALUE,
+    W_TASK_ZERO,
+)
+from ..diagnostics import Diagnostic, diag
 from ..model import Channel, Manifest
-from . import rule
 from ._sddl import sddl_problem
 from ._util import event_label, name_problem
-
-E_KEYWORD_BITS = code("ETW201", Severity.ERROR, "a keyword mask does not have exactly one bit set")
-E_KEYWORD_RESERVED = code(
-    "ETW202", Severity.ERROR, "a keyword mask uses a bit reserved for Windows (48-63)"
-)
-E_CHANNEL_VALUE = code("ETW203", Severity.ERROR, "a user channel value is below 16")
-E_CHANNEL_NAME = code("ETW205", Severity.ERROR, "a channel name is not a legal channel name")
-E_CHANNEL_CHID = code("ETW206", Severity.ERROR, "a channel chid is empty or has illegal characters")
-W_ADMIN_MESSAGE = code(
-    "ETW207", Severity.WARNING, "an event written to an Admin channel has no message"
-)
-W_ADMIN_LEVEL = code(
-    "ETW208",
-    Severity.WARNING,
-    "an event written to an Admin channel is not Critical, Error, Warning or Informational",
-)
-E_ACCESS = code("ETW209", Severity.ERROR, "a channel's access is not a valid SDDL string")
-E_LEVEL_VALUE = code("ETW210", Severity.ERROR, "a user level value is below 16")
-E_OPCODE_VALUE = code("ETW211", Severity.ERROR, "an opcode value is outside 10-239")
-E_TASK_OPCODE_WIN = code(
-    "ETW212", Severity.ERROR, "a task-scoped opcode is named in the win: namespace"
-)
-W_TASK_ZERO = code("ETW218", Severity.WARNING, "a task has value 0, the value of win:None")
-E_EVENT_VALUE = code("ETW214", Severity.ERROR, "an event id is above 65535")
-W_BITMAP_VALUE = code("ETW216", Severity.WARNING, "a bitMap item's value is not a single bit")
 
 _ADMIN_LEVELS = range(1, 5)
 
 
-@rule
 def keyword_masks(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for k in p.keywords:
@@ -94,7 +83,6 @@ def keyword_masks(m: Manifest) -> Iterator[Diagnostic]:
                 )
 
 
-@rule
 def channels(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for c in p.channels:
@@ -145,7 +133,6 @@ def _channel(c: Channel) -> Iterator[Diagnostic]:
             )
 
 
-@rule
 def admin_events(m: Manifest) -> Iterator[Diagnostic]:
     """Events of Admin channels are read by administrators in the Event Viewer: they
     need a message (a warning here; mc rejects it, but the event itself is fine) and
@@ -178,7 +165,6 @@ def admin_events(m: Manifest) -> Iterator[Diagnostic]:
                 )
 
 
-@rule
 def levels_opcodes_tasks(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for lv in p.levels:
@@ -225,7 +211,6 @@ def levels_opcodes_tasks(m: Manifest) -> Iterator[Diagnostic]:
                     )
 
 
-@rule
 def event_ids(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for e in p.events:
@@ -239,7 +224,6 @@ def event_ids(m: Manifest) -> Iterator[Diagnostic]:
                 )
 
 
-@rule
 def bitmap_items(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for mp in p.maps:

@@ -21,29 +21,31 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from ..diagnostics import Code, Diagnostic, Severity, Span, code, diag
+from ..codes import (
+    E_BAD_BOOL,
+    E_BAD_ENUM,
+    E_BAD_GUID,
+    E_BAD_HEX,
+    E_BAD_MESSAGE_REF,
+    E_BAD_NUMBER,
+    E_BAD_QNAME,
+    E_BAD_SYMBOL,
+    E_BAD_VALUE,
+    E_MISSING_ATTR,
+    E_MISSING_CHILD,
+    E_ORDER,
+    E_SCHEMA,
+    E_TEXT,
+    E_TOO_MANY,
+    E_UNDECLARED_PREFIX,
+    E_UNKNOWN_ATTR,
+    E_UNKNOWN_ELEMENT,
+    Code,
+)
+from ..diagnostics import Diagnostic, Span, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
 from .index import UNBOUNDED, SchemaIndex
-
-E_UNKNOWN_ELEMENT = code("ETW100", Severity.ERROR, "an element is not allowed here")
-E_ORDER = code("ETW101", Severity.ERROR, "an element is out of order")
-E_TOO_MANY = code("ETW102", Severity.ERROR, "an element occurs more often than allowed")
-E_MISSING_CHILD = code("ETW103", Severity.ERROR, "a required child element is missing")
-E_TEXT = code("ETW104", Severity.ERROR, "text is not allowed in this element")
-E_UNKNOWN_ATTR = code("ETW110", Severity.ERROR, "an attribute is not allowed on this element")
-E_MISSING_ATTR = code("ETW111", Severity.ERROR, "a required attribute is missing")
-E_BAD_GUID = code("ETW120", Severity.ERROR, "a GUID is not in registry form {...}")
-E_BAD_HEX = code("ETW121", Severity.ERROR, "a hexadecimal value is not written 0x...")
-E_BAD_NUMBER = code("ETW122", Severity.ERROR, "a number is malformed or does not fit its size")
-E_BAD_SYMBOL = code("ETW123", Severity.ERROR, "a symbol is not a C identifier")
-E_BAD_BOOL = code("ETW124", Severity.ERROR, "a boolean is not true, false, 1 or 0")
-E_BAD_ENUM = code("ETW125", Severity.ERROR, "a value is not one of the allowed words")
-E_BAD_MESSAGE_REF = code("ETW126", Severity.ERROR, "a message is not a $(string.ID) reference")
-E_BAD_QNAME = code("ETW127", Severity.ERROR, "a name is not a valid XML qualified name")
-E_UNDECLARED_PREFIX = code("ETW128", Severity.ERROR, "a name uses an undeclared prefix")
-E_BAD_VALUE = code("ETW129", Severity.ERROR, "a value has the wrong form")
-E_SCHEMA = code("ETW199", Severity.ERROR, "the manifest does not match etwmc's schema")
 
 _MESSAGE = re.compile(
     r"^Element '(?P<elem>[^']*)'(?:, attribute '(?P<attr>[^']*)')?: (?P<text>.*)$", re.S

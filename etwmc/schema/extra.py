@@ -18,22 +18,17 @@ import re
 
 from lxml import etree
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import (
+    E_TASK_GROUPED_EVENTS,
+    W_FOREIGN_NAMESPACE,
+    W_LITERAL_MAP_MESSAGE,
+    W_MAP_OUTSIDE_MAPS,
+)
+from ..diagnostics import Diagnostic, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
 from .explain import local, namespace
 from .index import SchemaIndex
-
-W_MAP_OUTSIDE_MAPS = code("ETW140", Severity.WARNING, "a value or bit map is not inside <maps>")
-W_LITERAL_MAP_MESSAGE = code(
-    "ETW141", Severity.WARNING, "a map item's message is literal text, not $(string.ID)"
-)
-E_TASK_GROUPED_EVENTS = code(
-    "ETW142", Severity.ERROR, "the task-grouped event form is not supported"
-)
-W_FOREIGN_NAMESPACE = code(
-    "ETW143", Severity.WARNING, "a manifest element is in another namespace and is ignored"
-)
 
 _STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
 _NS = f"{{{EVENTS_NS}}}"

@@ -11,22 +11,13 @@ being written (unknown cultures, message-id clashes); the builders raise
 
 from __future__ import annotations
 
-from ..diagnostics import Diagnostic, Severity, code, diag
+from ..codes import E_BINXML_TOO_LONG, E_STRING_TOO_LONG, E_UNKNOWN_CULTURE
+from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
 from . import msgtable, rc, writer
 from .binxml import oversized
 from .cultures import UnknownCulture, langid
 from .msgids import MessageIds, assign_message_ids
-
-E_UNKNOWN_CULTURE = code(
-    "ETW652", Severity.ERROR, "a <resources> culture has no known Windows language id"
-)
-E_STRING_TOO_LONG = code(
-    "ETW653", Severity.ERROR, "a string is too long for a message table entry (64 KB)"
-)
-E_BINXML_TOO_LONG = code(
-    "ETW654", Severity.ERROR, "a template's name or value is too long for BinXML (65,535)"
-)
 
 __all__ = [
     "MessageIds",

@@ -19,32 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..diagnostics import Diagnostic, Severity, Span, code, diag
+from ..codes import N_LEGACY_IDS, W_DESCRIPTOR, W_MESSAGE_TEXT, W_TEMPLATE
+from ..diagnostics import Diagnostic, Span, diag
 from ..model import Event, Template
 from ..msgformat import exact_source
 from .binxml import encode_template
 from .reader_binxml import Buf, Element, WevtError, parse_fragment
 from .reader_raw import RawEvent, RawTemplate
-
-W_DESCRIPTOR = code(
-    "ETW800",
-    Severity.WARNING,
-    "a decompiled event's descriptor value has no entry that gives it back",
-)
-W_TEMPLATE = code(
-    "ETW801",
-    Severity.WARNING,
-    "a decompiled template's stored id or BinXML cannot be rebuilt from a manifest",
-)
-N_LEGACY_IDS = code(
-    "ETW802", Severity.NOTE, "a decompiled blob has mc 8.1's template ids (--legacy-template-ids)"
-)
-
-W_MESSAGE_TEXT = code(
-    "ETW803",
-    Severity.WARNING,
-    "a decompiled message text has a bare line feed, which compiling writes as CR LF",
-)
 
 _FIELDS = ("channel", "level", "opcode", "task", "keyword")
 

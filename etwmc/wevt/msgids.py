@@ -51,18 +51,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .. import winmeta as wm
-from ..diagnostics import Diagnostic, Severity, Span, code, diag
+from ..codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
+from ..diagnostics import Diagnostic, Span, diag
 from ..model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
 from .collect import provider_items
 
 NO_MESSAGE = 0xFFFFFFFF
-
-W_TOO_MANY_PROVIDERS = code(
-    "ETW650",
-    Severity.WARNING,
-    "a provider after the 16th gets message ids mc would not assign",
-)
-E_DUP_MESSAGE_ID = code("ETW651", Severity.ERROR, "two strings would get the same message id")
 
 
 def make_id(tag: int, provider: int, value: int) -> int:
