@@ -39,6 +39,7 @@ from pathlib import Path
 from types import ModuleType
 
 from etwmc.compile import compile_manifest
+from etwmc.options import CompileOptions
 from etwmc.runtime import EtwLoggingHandler
 from etwmc.runtime.backends.inproc import InProcBackend
 
@@ -88,7 +89,7 @@ def compiled_module() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="etwmc-bench-"))
     man = folder / "bench.man"
     man.write_text(MANIFEST, encoding="utf-8")
-    result = compile_manifest(man, binary=False)
+    result = compile_manifest(man, CompileOptions(binary=False))
     if not result.ok:
         raise SystemExit(f"bench manifest does not compile: {result.diagnostics}")
     [(name, data)] = result.files.items()

@@ -51,9 +51,11 @@ E_ENCODING: Final = Code("ETW009", ERROR, "the file's text encoding is not suppo
 N_COUNTERS: Final = Code("ETW010", NOTE, "performance-counter sections are ignored")
 N_NO_EVENTS: Final = Code("ETW011", NOTE, "the manifest defines no events section")
 E_NO_INPUT: Final = Code("ETW012", ERROR, "a path given on the command line does not exist")
+N_UNUSED_SUPPRESSION: Final = Code("ETW013", NOTE, "a suppression comment suppresses nothing")
 E_BLOB: Final = Code("ETW020", ERROR, "a WEVT_TEMPLATE blob cannot be read")
 E_MESSAGES: Final = Code("ETW021", ERROR, "a message table cannot be read")
 E_EVENTS: Final = Code("ETW022", ERROR, "an event file cannot be read")
+E_DLL: Final = Code("ETW023", ERROR, "a provider DLL's resources cannot be read")
 
 # ETW1xx  schema: etwmc's XSD (structure and lexical forms)
 E_UNKNOWN_ELEMENT: Final = Code("ETW100", ERROR, "an element is not allowed here")

@@ -1,9 +1,9 @@
-"""``etwmc compile``: a manifest -> its Python provider module and binary resources.
+"""Compiling: a manifest -> its Python provider module, binary resources and C header.
 
-:func:`compile_manifest` is the library entry point (the build plugins call it): it
-validates the manifest, plans every output in memory and returns them with the
-diagnostics; it writes nothing.  :func:`run` is the subcommand: it writes the plan
-all-or-nothing (:mod:`etwmc.emit`), or with ``--check`` compares it with disk.
+:func:`compile_manifest` is the library entry point (the ``compile`` and ``mc``
+commands and the build plugins call it): it validates the manifest, plans every
+output in memory and returns them with the diagnostics; it writes nothing
+(:mod:`etwmc.emit` writes a plan all-or-nothing).
 
 Outputs for base name ``B``: ``<module>.py`` (default module name: ``B`` made an
 identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; with
@@ -12,24 +12,21 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; w
 
 from __future__ import annotations
 
-import argparse
 import keyword
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
 from .codes import E_BASE, E_INTERNAL_RENDER
-from .diagnostics import (
-    Diagnostic,
-    Severity,
-    Span,
-    diag,
-    finalize,
-    has_errors,
-    render_text,
-)
+from .diagnostics import Diagnostic, Span, diag, finalize, has_errors
+from .emit import default_base
+from .emit import name_problem as file_name_problem
 from .model import Manifest
+from .options import CompileOptions
+from .selection import Selection, apply
+from .validate import check_bytes, check_file
+
+DEFAULT_OPTIONS = CompileOptions()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,89 +52,88 @@ def output_checks(manifest: Manifest) -> list[Diagnostic]:
     return [*check(manifest), *output_diagnostics(manifest)]
 
 
-def default_base(path: str | Path) -> str:
-    """The manifest's file name without its last extension (``x.man`` -> ``x``)."""
-    return Path(path).stem or "manifest"
-
-
 def compile_manifest(
     path: str | Path,
+    options: CompileOptions = DEFAULT_OPTIONS,
     *,
     base: str | None = None,
     module: str | None = None,
-    wevt_version: int = 5,
-    legacy_template_ids: bool = False,
-    python: bool = True,
-    binary: bool = True,
-    werror: bool = False,
-    resource_dll: bool = False,
-    verify: bool = False,
-    c_header: str | None = None,
+    data: bytes | None = None,
+    selection: Selection | None = None,
 ) -> CompileResult:
-    """Validate ``path`` and plan its outputs in memory (nothing is written).
+    """Validate the manifest at ``path`` (or ``data``, named ``path`` in diagnostics)
+    and plan its outputs in memory; nothing is written.
 
     No manifest text reaches the module except as a checked literal or identifier
-    (:mod:`etwmc.python`, :mod:`etwmc.naming`); ``verify`` also parses the module and
-    checks that it only imports what etwmc's modules import and only defines names at
-    top level (about 1 s per 100,000 generated lines; the tests always do).
+    (:mod:`etwmc.python`, :mod:`etwmc.naming`); ``options.verify`` also parses the
+    module and checks that it only imports what etwmc's modules import and only defines
+    names at top level (about 1 s per 100,000 generated lines; the tests always do).
 
-    ``legacy_template_ids`` gives the templates mc 8.1's MD5-based ids instead of the
-    SHA-256 ones of mc 10 (mc 8.1 wrote CRIM 3.1: pair it with ``wevt_version=3`` to
-    reproduce its blobs).
+    ``options.legacy_template_ids`` gives the templates mc 8.1's MD5-based ids instead
+    of mc 10's SHA-256 ones, in mc 8.1's CRIM 3.1.  ``options.resource_dll`` adds the
+    resource-only DLL (:func:`etwmc.pe.resource_dll`), named after the providers'
+    ``resourceFileName`` (else ``<base>.dll``).  ``options.c_header`` (``"um"`` or
+    ``"km"``) adds ``<base>.h``, the C/C++ header ``mc -um``/``-km`` writes.
 
-    ``resource_dll`` adds the resource-only DLL (:func:`etwmc.pe.resource_dll`), named
-    after the providers' ``resourceFileName`` (else ``<base>.dll``).  ``c_header``
-    (``"um"`` or ``"km"``) adds ``<base>.h``, the C/C++ header ``mc -um``/``-km`` writes
-    (:mod:`etwmc.header`)."""
-    from .validate import check_file
-
+    ``selection`` (the project's lint settings and the manifest's suppression comments)
+    drops the warnings and notes it leaves out, before ``werror`` counts them; errors
+    are kept whatever it says, since they make the manifest uncompilable."""
+    werror = options.werror
     derived = base is None
     base = base if base is not None else default_base(path)
     problem = name_problem(base, module, derived=derived)
     if problem:
         message, hint = problem
         return CompileResult({}, [diag(E_BASE, Span(str(path)), message, hint=hint)])
-    checked = check_file(path, werror=werror)
+    checked = check_bytes(data, str(path)) if data is not None else check_file(path)
+    sources = {checked.path: checked.lines}
+
+    def reported(found: list[Diagnostic]) -> list[Diagnostic]:
+        chosen = apply(found, selection, sources, keep_errors=True) if selection else found
+        return finalize(chosen, werror=werror)
+
     diags = list(checked.diagnostics)
     manifest = checked.manifest
-    if not checked.ok or manifest is None:
-        return CompileResult({}, finalize(diags, werror=werror))
+    if manifest is None or has_errors(reported(diags)):
+        return CompileResult({}, reported(diags))
+    # The generators are imported when asked for: a --no-python compile never loads the
+    # Python generator, nor a compile without --c-header the header's (start-up cost).
     files: dict[str, bytes] = {}
-    if python:
+    if options.python:
         from .python import generate, module_name
 
         text, gen_diags = generate(manifest, source=Path(path).name, version=__version__)
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
-            safety = _safety_problem(text) if verify else None
+            safety = _safety_problem(text) if options.verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
-    if c_header is not None:
+    if options.c_header is not None:
         from .header import HeaderOptions, build_header
 
-        header = build_header(manifest, HeaderOptions(kernel=c_header == "km"))
+        header = build_header(manifest, HeaderOptions(kernel=options.c_header == "km"))
         diags.extend(header.diagnostics)
         if header.ok:
             files[f"{base}.h"] = header.text.encode("ascii")
-    if binary or resource_dll:
+    if options.binary or options.resource_dll:
         from .wevt import binary_outputs, output_diagnostics
 
         out_diags = list(output_diagnostics(manifest))
         diags.extend(out_diags)
         if not has_errors(out_diags):
             outputs = binary_outputs(
-                manifest, base, version=wevt_version, legacy_ids=legacy_template_ids
+                manifest, base, version=options.version, legacy_ids=options.legacy_template_ids
             )
-            if binary:
+            if options.binary:
                 files.update(outputs)
-            if resource_dll:
+            if options.resource_dll:
                 from .pe import dll_name
                 from .pe import resource_dll as build_dll
 
                 dll = build_dll(manifest, outputs=outputs, base=base)
                 files[dll_name(manifest, f"{base}.dll")] = dll
-    diags = finalize(diags, werror=werror)
+    diags = reported(diags)
     return CompileResult({} if has_errors(diags) else files, diags)
 
 
@@ -155,8 +151,6 @@ def name_problem(base: str, module: str | None, *, derived: bool = False) -> tup
     into the .rc, so it must be a file name Windows can create (:func:`etwmc.emit.
     name_problem`): that also keeps quotes and line breaks out of the .rc.  The module
     name must be a Python identifier that is not a keyword, so that it can be imported."""
-    from .emit import name_problem as file_name_problem
-
     why = file_name_problem(base)
     if why:
         origin = " (from the manifest's file name)" if derived else ""
@@ -176,134 +170,11 @@ def name_problem(base: str, module: str | None, *, derived: bool = False) -> tup
     return None
 
 
-def _change_summary(path: Path, new: bytes, why: str) -> str:
-    """`` (+a -b lines)`` for a text output that differs, else nothing."""
-    import difflib
-
-    if why != "differs" or path.suffix not in (".py", ".rc"):
-        return ""
-    try:
-        old = path.read_bytes().decode("utf-8").splitlines()
-        lines = new.decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return ""
-    added = removed = 0
-    for line in difflib.unified_diff(old, lines, lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return f" (+{added} -{removed} lines)"
-
-
-# Diagnostics that mean the command could not run as asked: the manifest cannot be
-# read, or an output name is unusable.  They exit 2, like other usage errors.
-USAGE_CODES = frozenset({"ETW001", "ETW012", E_BASE.id})
-
-
-def run(args: argparse.Namespace) -> int:
-    """The ``etwmc compile`` subcommand; exit 0 ok, 1 errors or stale outputs, 2 usage
-    errors (an unreadable manifest, an unusable name, an output that cannot be written)."""
-    from .emit import EmitError, stale, write_all
-    from .inputs import UsageError
-    from .lint import render as render_diags
-
-    if args.no_python and args.no_binary and not args.resource_dll:
-        raise UsageError(
-            "--no-python and --no-binary leave nothing to write (add --resource-dll, "
-            "or drop one of them)"
-        )
-    version = _wevt_version(args)
-    if version is None:
-        raise UsageError(
-            "--legacy-template-ids gives mc 8.1's template ids, and mc 8.1 wrote "
-            "WEVT_TEMPLATE version 3; drop --wevt-version 5"
-        )
-    result = compile_manifest(
-        args.manifest,
-        base=args.base,
-        module=args.module,
-        wevt_version=version,
-        legacy_template_ids=args.legacy_template_ids,
-        python=not args.no_python,
-        binary=not args.no_binary,
-        werror=args.werror,
-        resource_dll=args.resource_dll,
-        verify=args.verify,
-        c_header=getattr(args, "c_header", None),
-    )
-    # Notes are advice for `etwmc lint`; a compile reports what can fail or mislead.
-    shown = [d for d in result.diagnostics if d.severity != Severity.NOTE]
-    if shown:
-        sys.stderr.write(render_diags(shown, args.format))
-    if not result.ok:
-        return 2 if any(d.code in USAGE_CODES for d in result.diagnostics) else 1
-    if args.check:
-        out_of_date = stale(args.output_dir, result.files)
-        for name, why in out_of_date:
-            detail = _change_summary(Path(args.output_dir) / name, result.files[name], why)
-            print(f"{Path(args.output_dir) / name}: {why}{detail}", file=sys.stderr)
-        if any(why == "interrupted" for _, why in out_of_date):
-            print(
-                f"etwmc: a compile into {args.output_dir} was interrupted, so its files may "
-                "be a mix of two versions; the next compile puts it right",
-                file=sys.stderr,
-            )
-        if out_of_date:
-            print(
-                f"etwmc: {len(out_of_date)} of {len(result.files)} outputs are stale; "
-                f"regenerate with: {_regenerate_command(args)}",
-                file=sys.stderr,
-            )
-            return 1
-        return 0
-    try:
-        write_all(args.output_dir, result.files)
-    except EmitError as e:
-        raise UsageError(str(e)) from None
-    return 0
-
-
-def _wevt_version(args: argparse.Namespace) -> int | None:
-    """The WEVT_TEMPLATE version asked for: ``--wevt-version``, else 3 with
-    ``--legacy-template-ids`` (mc 8.1's layout), else 5.  None for the one combination
-    no mc wrote: mc 8.1's ids in a version 5 blob."""
-    if args.legacy_template_ids:
-        return None if args.wevt_version == 5 else 3
-    return int(args.wevt_version or 5)
-
-
-def _regenerate_command(args: argparse.Namespace) -> str:
-    """The ``etwmc compile`` command that rewrites what ``--check`` found stale."""
-    import shlex
-
-    words = ["etwmc", "compile", args.manifest, "-o", args.output_dir]
-    if args.base:
-        words += ["-z", args.base]
-    if args.module:
-        words += ["--module", args.module]
-    if args.wevt_version is not None and args.wevt_version != _wevt_version(args):
-        words += ["--wevt-version", str(args.wevt_version)]
-    if getattr(args, "c_header", None):
-        words.append(f"--c-header={args.c_header}")
-    words += [
-        flag
-        for flag, on in (
-            ("--legacy-template-ids", args.legacy_template_ids),
-            ("--no-python", args.no_python),
-            ("--no-binary", args.no_binary),
-            ("--resource-dll", args.resource_dll),
-        )
-        if on
-    ]
-    return " ".join(shlex.quote(w) for w in words)
-
-
 __all__ = [
+    "CompileOptions",
     "CompileResult",
     "compile_manifest",
     "default_base",
+    "name_problem",
     "output_checks",
-    "render_text",
-    "run",
 ]

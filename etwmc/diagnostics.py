@@ -25,7 +25,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath, PureWindowsPath
+from urllib.parse import quote
 
+from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
 
@@ -114,9 +117,37 @@ def summary_line(diags: Sequence[Diagnostic], files: int) -> str:
 # --------------------------------------------------------------------------- renderers
 
 
-def render_text(diags: Sequence[Diagnostic]) -> str:
+FORMATS = ("text", "json", "sarif", "github")
+
+# ANSI colours of the text format (only on a terminal, or when FORCE_COLOR is set).
+_COLOUR = {
+    Severity.ERROR: "\x1b[1;31m",
+    Severity.WARNING: "\x1b[1;33m",
+    Severity.NOTE: "\x1b[1;36m",
+}
+_BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
+
+
+def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False) -> str:
+    """Diagnostics in one of :data:`FORMATS`; ``colour`` applies to ``text`` only."""
+    if fmt == "json":
+        return render_json(diags)
+    if fmt == "sarif":
+        return render_sarif(diags, tool_version=__version__)
+    if fmt == "github":
+        return render_github(diags)
+    return render_text(diags, colour=colour)
+
+
+def render_text(diags: Sequence[Diagnostic], *, colour: bool = False) -> str:
     lines = []
     for d in diags:
+        if colour:
+            sev = f"{_COLOUR[d.severity]}{d.severity.label}{_RESET}"
+            lines.append(f"{_BOLD}{d.span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {d.message}")
+            if d.hint:
+                lines.append(f"{_BOLD}{d.span}{_RESET}: {_DIM}note:{_RESET} {d.hint}")
+            continue
         lines.append(f"{d.span}: {d.severity.label} {d.code}: {d.message}")
         if d.hint:
             lines.append(f"{d.span}: note: {d.hint}")
@@ -170,9 +201,7 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
             region["startLine"] = d.span.line
             if d.span.col:
                 region["startColumn"] = d.span.col
-        artifact = {"uri": _sarif_uri(d.span.file)}
-        if not d.span.file.startswith("/"):
-            artifact["uriBaseId"] = "%SRCROOT%"
+        artifact = _sarif_artifact(d.span.file)
         location: dict[str, object] = {"artifactLocation": artifact}
         if region:
             location["region"] = region
@@ -207,10 +236,16 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
-def _sarif_uri(path: str) -> str:
-    from urllib.parse import quote
-
-    return quote(path.replace("\\", "/"), safe="/:._-~")
+def _sarif_artifact(path: str) -> dict[str, str]:
+    """An artifact location: an absolute path as a ``file://`` URI, a relative one as a
+    relative reference against %SRCROOT% (the folder the analysis ran in)."""
+    p = PurePosixPath(path.replace("\\", "/"))
+    windows = PureWindowsPath(path)
+    if windows.is_absolute() and windows.drive:
+        return {"uri": windows.as_uri()}
+    if p.is_absolute():
+        return {"uri": "file://" + quote(str(p), safe="/._-~")}
+    return {"uri": quote(str(p), safe="/._-~"), "uriBaseId": "%SRCROOT%"}
 
 
 _GITHUB_CMD = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}

@@ -30,8 +30,6 @@ of a CRIM 3.1 blob.
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,8 +71,10 @@ from .codes import (
     W_RENAMED,
     Code,
 )
-from .diagnostics import Diagnostic, Severity, Span, diag, finalize, has_errors, summary_line
+from .diagnostics import Diagnostic, Severity, Span, diag, finalize
+from .inputs import kind_of, load_blob, load_dll
 from .model import Event, Extent, Field, Manifest, Map, Provider, Struct, Template
+from .validate import check_file
 
 _NEW_VERSION_HINT = "leave the old definition alone and add the change as a new event version"
 
@@ -91,56 +91,25 @@ class Side:
 
 
 def load(path: str | Path) -> tuple[Side | None, list[Diagnostic]]:
-    """Read a manifest, a TEMP.BIN blob or a resource DLL.
+    """Read a manifest, a TEMP.BIN blob or a resource DLL (:mod:`etwmc.inputs`).
 
     A manifest is validated and its errors are returned (they make ``etwmc diff`` fail);
     the comparison still runs on its model when there is one, since most validation
     errors leave the rest of the manifest meaningful.
     """
-    p = Path(path)
-    try:
-        with p.open("rb") as f:
-            head = f.read(4)
-    except OSError:
-        head = b""  # the manifest reader reports the problem with its own code
-    if head == b"CRIM":
-        return _load_blob(p)
-    if head[:2] == b"MZ":
-        return _load_dll(p)
-    from .validate import check_file
-
-    checked = check_file(p)
+    name = str(path)
+    kind = kind_of(name)
+    if kind != "manifest":
+        if kind == "blob":
+            manifest, problems = load_blob(name, code=E_BASELINE)
+        else:  # a DLL's baseline is its WEVT_TEMPLATE: its strings are not compared
+            manifest, problems = load_dll(name, messages=False, code=E_BASELINE)
+        return (Side(manifest, from_blob=True) if manifest is not None else None), problems
+    checked = check_file(name)
     errors = [d for d in checked.diagnostics if d.severity == Severity.ERROR]
     if checked.manifest is None:
         return None, errors
     return Side(checked.manifest), errors
-
-
-def _load_blob(path: Path, data: bytes | None = None) -> tuple[Side | None, list[Diagnostic]]:
-    from .wevt.reader import read_wevt
-
-    try:
-        blob = path.read_bytes() if data is None else data
-        manifest = read_wevt(blob, path=str(path))
-    except (ValueError, OSError) as e:  # WevtError is a ValueError
-        return None, [diag(E_BASELINE, Span(str(path)), f"cannot read the WEVT_TEMPLATE blob: {e}")]
-    return Side(manifest, from_blob=True), []
-
-
-def _load_dll(path: Path) -> tuple[Side | None, list[Diagnostic]]:
-    """A provider's resource DLL: its WEVT_TEMPLATE resource is the baseline."""
-    from .pe import WEVT_TEMPLATE, read_resources
-
-    try:
-        resources = read_resources(path.read_bytes())
-    except (ValueError, OSError) as e:  # ResourceError is a ValueError
-        return None, [diag(E_BASELINE, Span(str(path)), f"cannot read the DLL's resources: {e}")]
-    blobs = [
-        data for (rtype, _, _), data in sorted(resources.items(), key=str) if rtype == WEVT_TEMPLATE
-    ]
-    if not blobs:
-        return None, [diag(E_BASELINE, Span(str(path)), "the DLL has no WEVT_TEMPLATE resource")]
-    return _load_blob(path, blobs[0])
 
 
 # --------------------------------------------------------------------------- comparing
@@ -569,28 +538,3 @@ def _strings(out: _Out, old: Manifest, new: Manifest) -> None:
 
 
 # --------------------------------------------------------------------------- command
-
-
-def run(args: argparse.Namespace) -> int:
-    """Compare and report like ``etwmc lint`` (same formats, same summary line on stderr
-    for text and github); exit 1 when a breaking change was found or an input is
-    malformed, 0 otherwise, 2 when an input cannot be opened."""
-    from .inputs import require_input, write_output
-    from .lint import render
-
-    require_input(args.old)
-    require_input(args.new)
-    old, d_old = load(args.old)
-    new, d_new = load(args.new)
-    diags = d_old + d_new
-    if old is not None and new is not None:
-        diags += diff_manifests(old, new)
-    diags = finalize(diags, werror=args.werror)
-    report = render(diags, args.format)
-    if args.output:
-        write_output(args.output, report)
-    else:
-        sys.stdout.write(report)
-    if not args.quiet and args.format in ("text", "github"):
-        print(summary_line(diags, 2), file=sys.stderr)
-    return 1 if has_errors(diags) else 0

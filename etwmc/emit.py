@@ -55,6 +55,12 @@ class EmitError(Exception):
     """An output could not be written; nothing of the plan was left behind."""
 
 
+def default_base(path: str | Path) -> str:
+    """The outputs' base name for a manifest: its file name without the last extension
+    (``x.man`` -> ``x``), as mc names them."""
+    return Path(path).stem or "manifest"
+
+
 def reserved_device(name: str) -> bool:
     """True for a Windows device name such as ``CON``, ``nul.txt`` or ``COM1.tar.gz``."""
     return name.split(".", 1)[0].rstrip(" ").casefold() in _DEVICES

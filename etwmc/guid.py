@@ -20,10 +20,8 @@ GUID that looks random is never questioned, whatever the name.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import re
-import sys
 import uuid
 from typing import Final
 
@@ -109,26 +107,3 @@ def guid_hint(manifest: Manifest) -> list[Diagnostic]:
             )
         )
     return out
-
-
-def run(args: argparse.Namespace) -> int:
-    """``etwmc guid NAME...``: print each name's derived GUID.
-
-    One name prints the bare GUID (handy in scripts); several print ``GUID  NAME``
-    lines in the order given.
-    """
-    names: list[str] = list(args.names)
-    for name in names:
-        if not name:
-            print("etwmc: a provider name cannot be empty", file=sys.stderr)
-            return 2
-        if any("\ud800" <= c <= "\udfff" for c in name):
-            # Bytes the locale cannot decode: the name's UTF-16 form would be a guess.
-            print(f"etwmc: the provider name {name!r} is not valid text", file=sys.stderr)
-            return 2
-    if len(names) == 1:
-        print(provider_guid(names[0]))
-    else:
-        for name in names:
-            print(f"{provider_guid(name)}  {name}")
-    return 0

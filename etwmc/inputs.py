@@ -7,7 +7,8 @@ The rules every command follows (README, "Exit codes"):
   device may never end, so neither is opened for reading).
 - A binary input that opens but is malformed is an error in the input: a diagnostic
   with a stable code and the byte offset of the problem (exit 1).  WEVT_TEMPLATE blobs
-  are ETW020, message tables ETW021, event files ETW022.
+  are ETW020, message tables ETW021, event files ETW022, DLLs ETW023 (``diff`` says
+  ETW739 for its baseline, ``decode`` ETW852 for its metadata).
 - An output file that cannot be written (its folder does not exist, it is a folder, the
   disk is full) is a usage error; nothing is left half written in its place.
 """
@@ -18,9 +19,9 @@ import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
-from .codes import E_BLOB, E_EVENTS, E_MESSAGES
+from .codes import E_BLOB, E_DLL, E_EVENTS, E_MESSAGES, Code
 from .diagnostics import Diagnostic, Span, diag
 from .model import Manifest
 
@@ -73,10 +74,13 @@ def read_binary(path: str) -> bytes:
 
 
 def load_message_tables(
-    paths: Sequence[str], *, xml_text: bool = False
+    paths: Sequence[str], *, xml_text: bool = False, code: Code = E_MESSAGES
 ) -> tuple[list[dict[int, str]], list[Diagnostic]]:
     """Read message-table files (RT_MESSAGETABLE resources) into id -> text maps;
-    ``xml_text``: their texts must be XML text (for the decompiler)."""
+    ``xml_text``: their texts must be XML text (for the decompiler).  Problems are
+    reported with ``code`` (each command names its inputs' problems its own way)."""
+    # The binary readers are imported when a binary is read: commands import this
+    # module to build the parser (start-up cost).
     from .wevt.msgtable import read_message_table
 
     tables: list[dict[int, str]] = []
@@ -85,7 +89,7 @@ def load_message_tables(
         try:
             tables.append(dict(read_message_table(read_binary(path), xml_text=xml_text)))
         except ValueError as e:  # MessageTableError, or too large
-            problems.append(diag(E_MESSAGES, Span(path), f"cannot read the message table: {e}"))
+            problems.append(diag(code, Span(path), f"cannot read the message table: {e}"))
     return tables, problems
 
 
@@ -96,18 +100,23 @@ def load_blob(
     *,
     xml_text: bool = False,
     losses: bool = False,
+    code: Code | None = None,
+    data: bytes | None = None,
 ) -> tuple[Manifest | None, list[Diagnostic]]:
     """A WEVT_TEMPLATE blob and its message tables as a model, or the diagnostics that
     say why not (each with the byte offset of the problem).  ``xml_text``: as for
     :func:`load_message_tables`.  ``losses``: with the model come the warnings about
-    what a manifest rebuilt from it cannot give back (:mod:`etwmc.wevt.fidelity`)."""
+    what a manifest rebuilt from it cannot give back (:mod:`etwmc.wevt.fidelity`).
+    ``code`` reports every problem with one code instead of ETW020/ETW021; ``data`` is
+    the blob when it was already read (from a DLL)."""
     from .wevt.reader import read_wevt, read_wevt_with_losses
 
+    blob_code = code or E_BLOB
     try:
-        blob = read_binary(path)
+        blob = read_binary(path) if data is None else data
     except ValueError as e:
-        return None, [diag(E_BLOB, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
-    tables, problems = load_message_tables(messages, xml_text=xml_text)
+        return None, [diag(blob_code, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
+    tables, problems = load_message_tables(messages, xml_text=xml_text, code=code or E_MESSAGES)
     if problems:
         return None, problems
     try:
@@ -118,7 +127,49 @@ def load_blob(
             return manifest, list(found)
         return read_wevt(blob, messages=tables, cultures=cultures, path=path), []
     except ValueError as e:  # WevtError
-        return None, [diag(E_BLOB, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
+        return None, [diag(blob_code, Span(path), f"cannot read the WEVT_TEMPLATE blob: {e}")]
+
+
+def load_dll(
+    path: str, *, messages: bool = True, code: Code = E_DLL
+) -> tuple[Manifest | None, list[Diagnostic]]:
+    """A provider's resource DLL as a model: its WEVT_TEMPLATE resource and, with
+    ``messages``, its message tables (lowest language first)."""
+    from .pe import RT_MESSAGETABLE, WEVT_TEMPLATE, read_resources
+    from .wevt.msgtable import read_message_table
+    from .wevt.reader import read_wevt
+
+    try:
+        resources = read_resources(read_binary(path))
+        blobs = [d for (t, _, _), d in sorted(resources.items(), key=str) if t == WEVT_TEMPLATE]
+        if not blobs:
+            return None, [diag(code, Span(path), "the DLL has no WEVT_TEMPLATE resource")]
+        tables = [
+            read_message_table(d)
+            for (t, _, _), d in sorted(resources.items(), key=lambda kv: kv[0][2])
+            if messages and t == RT_MESSAGETABLE
+        ]
+        return read_wevt(blobs[0], messages=tables, path=path), []
+    except ValueError as e:  # ResourceError, WevtError, MessageTableError, too large
+        return None, [diag(code, Span(path), f"cannot read the DLL: {e}")]
+
+
+Kind = Literal["blob", "dll", "manifest"]
+
+
+def kind_of(path: str) -> Kind:
+    """What a metadata input is, by its first bytes: a WEVT_TEMPLATE blob ("CRIM"), a
+    PE file ("MZ"), else a manifest.  :class:`UsageError` when it cannot be opened."""
+    with open_input(path) as f:
+        try:
+            head = f.read(4)
+        except OSError as e:
+            raise UsageError(f"cannot read {path}: {e.strerror or e}") from None
+    if head == b"CRIM":
+        return "blob"
+    if head[:2] == b"MZ":
+        return "dll"
+    return "manifest"
 
 
 def event_file_problem(path: str, e: Exception) -> Diagnostic:

@@ -11,6 +11,7 @@ Stages, in order (each adds diagnostics; a stage that cannot run stops the chain
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,7 @@ class Checked:
     path: str
     manifest: Manifest | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    lines: Sequence[str] = ()  # the decoded source, when it could be read (for comments)
 
     @property
     def ok(self) -> bool:
@@ -68,7 +70,7 @@ def _check(path: str, doc: Document | None, diags: list[Diagnostic], werror: boo
         if (d.span.line, d.span.col) not in schema_places
         and not (d.code == "ETW200" and d.span.line in schema_lines)
     )
-    return Checked(path, manifest, finalize(diags, werror=werror))
+    return Checked(path, manifest, finalize(diags, werror=werror), doc.lines)
 
 
 def _schema_diagnostics(doc: Document) -> list[Diagnostic]:

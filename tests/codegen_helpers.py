@@ -13,6 +13,7 @@ from types import ModuleType
 import black
 
 from etwmc.compile import compile_manifest
+from etwmc.options import CompileOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 HELLO = ROOT / "examples" / "hello.man"
@@ -43,7 +44,7 @@ def generate(source: str | Path, tmp_path: Path, *, filename: str = "m.man") -> 
         man.write_text(source, encoding="utf-8")
     else:
         man = source
-    result = compile_manifest(man, binary=False, verify=True)
+    result = compile_manifest(man, CompileOptions(binary=False, verify=True))
     assert result.ok, [str(d.message) for d in result.diagnostics]
     [(name, data)] = result.files.items()
     out = tmp_path / name

@@ -210,12 +210,12 @@ def test_output_folder_that_is_a_file_is_a_usage_error(
 def test_interrupt_in_process(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import etwmc.guid
+    import etwmc.commands.guid
 
     def interrupted(args: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(etwmc.guid, "run", interrupted)
+    monkeypatch.setattr(etwmc.commands.guid, "run", interrupted)
     assert main(["guid", "x"]) == 130
     assert capsys.readouterr().err == "etwmc: interrupted\n"
 
@@ -224,7 +224,7 @@ def test_interrupt_in_process(
 def test_ctrl_c_exits_130_with_one_line() -> None:
     # A real SIGINT while a command runs (the command waits so the signal lands in it).
     code = (
-        "import sys, time, etwmc.guid as g\n"
+        "import sys, time, etwmc.commands.guid as g\n"
         "def wait(args):\n"
         "    print('ready', flush=True)\n"
         "    time.sleep(60)\n"

@@ -91,7 +91,8 @@ def test_a_compile_imports_neither_black_nor_jinja(tmp_path: Path) -> None:
     probe = (
         "import sys\n"
         "from etwmc.compile import compile_manifest\n"
-        f"r = compile_manifest({str(man)!r}, verify=True)\n"
+        "from etwmc.options import CompileOptions\n"
+        f"r = compile_manifest({str(man)!r}, CompileOptions(verify=True))\n"
         "assert r.ok and any(n.endswith('.py') for n in r.files), r.diagnostics\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'black', 'jinja2'}))\n"
     )

@@ -12,6 +12,7 @@ from codegen_helpers import load
 
 from conftest import CORPUS, GOLDEN
 from etwmc.compile import compile_manifest
+from etwmc.options import CompileOptions
 from etwmc.runtime import EventDescriptor
 
 _DESC = re.compile(r"const EVENT_DESCRIPTOR \w+ = \{([^}]*)\};")
@@ -48,7 +49,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, object]:
     out = tmp_path_factory.mktemp("golden")
     mods = {}
     for h, man in cases():
-        result = compile_manifest(man, binary=False)
+        result = compile_manifest(man, CompileOptions(binary=False))
         assert result.ok, man
         [(name, data)] = result.files.items()
         (out / f"{h.stem.replace('-', '_')}_{name}").write_bytes(data)

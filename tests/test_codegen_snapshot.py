@@ -14,13 +14,14 @@ from pathlib import Path
 from codegen_helpers import HELLO
 
 from etwmc.compile import compile_manifest
+from etwmc.options import CompileOptions
 
 SNAPSHOT = Path(__file__).parent / "codegen_snapshots" / "hello.py.snapshot"
 FIX = "ETWMC_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/test_codegen_snapshot.py"
 
 
 def test_hello_module_matches_snapshot() -> None:
-    result = compile_manifest(HELLO, binary=False, verify=True)
+    result = compile_manifest(HELLO, CompileOptions(binary=False, verify=True))
     [text] = [data.decode("ascii") for data in result.files.values()]
     if os.environ.get("ETWMC_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.write_text(text, encoding="ascii", newline="\n")

@@ -46,7 +46,7 @@ def test_failed_compile_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFix
     out = tmp_path / "out"
     assert main(["compile", str(man), "-o", str(out)]) == 1
     assert not out.exists()
-    assert "NoSuchTemplate" in capsys.readouterr().err
+    assert "NoSuchTemplate" in capsys.readouterr().out  # reports go to stdout
     result = compile_manifest(man)
     assert not result.ok and result.files == {}
 
@@ -57,7 +57,7 @@ def test_bad_names_are_diagnostics(
 ) -> None:
     # An unusable name is a usage error (exit 2), reported as diagnostic ETW612.
     assert main(["compile", str(HELLO), "-o", str(tmp_path), *bad]) == 2
-    assert "error ETW612" in capsys.readouterr().err
+    assert "error ETW612" in capsys.readouterr().out
     assert list(tmp_path.iterdir()) == []
 
 
@@ -72,10 +72,11 @@ def test_check_mode(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     man.write_text(man.read_text().replace('value="3"', 'value="4"'))
     capsys.readouterr()
     assert main(["compile", str(man), "-o", str(out), "--check"]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     # Event 3 -> 4 changes four lines: the descriptor, the packed descriptor, the
-    # docstring and the provider's payload layouts.
-    assert "hello.py: differs (+4 -4 lines)" in err and "stale" in err and "etwmc compile" in err
+    # docstring and the provider's payload layouts.  The files are the report (stdout);
+    # the summary with the command that regenerates them goes to stderr.
+    assert "hello.py: differs (+4 -4 lines)" in out and "stale" in err and "etwmc compile" in err
 
 
 def test_library_result_matches_cli_output(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from codegen_helpers import HELLO, black_check, load
 
 from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.compile import compile_manifest
+from etwmc.options import CompileOptions
 
 SLOW = os.environ.get("ETWMC_SLOW_TESTS") == "1"
 # black formats ~3,000 lines/s: the default run checks modules up to this size against
@@ -31,7 +32,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     out = tmp_path_factory.mktemp("corpus")
     modules: dict[str, tuple[Path, str]] = {}
     for man in valid_corpus():
-        result = compile_manifest(man, verify=True)
+        result = compile_manifest(man, CompileOptions(verify=True))
         assert result.ok, (man.name, [d.message for d in result.diagnostics if d.severity == 2])
         py = [n for n in result.files if n.endswith(".py")]
         assert len(py) == 1 and any(n.endswith("TEMP.BIN") for n in result.files), man.name
@@ -102,7 +103,7 @@ def test_output_is_deterministic(name: str) -> None:
 
 
 def test_module_imports_without_the_compiler_dependencies(tmp_path: Path) -> None:
-    result = compile_manifest(HELLO, binary=False)
+    result = compile_manifest(HELLO, CompileOptions(binary=False))
     [(name, data)] = result.files.items()
     (tmp_path / name).write_bytes(data)
     probe = (

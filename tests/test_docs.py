@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from etwmc.cli import build_parser
-from etwmc.lint import codes_table
+from etwmc.commands.lint import codes_table
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

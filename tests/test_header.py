@@ -28,6 +28,7 @@ from etwmc.header import HeaderOptions, build_header
 from etwmc.header.names import c_string, comment, guid_initializer, sanitize, usable_symbol
 from etwmc.header.params import helper
 from etwmc.model import Event, Field, Manifest, Provider, Struct, Template, Traits
+from etwmc.options import CompileOptions
 from etwmc.validate import check_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -246,7 +247,9 @@ def test_traits_macro_holds_the_traits() -> None:
 
 
 def test_compile_writes_the_header() -> None:
-    result = compile_manifest(HELLO, base="hello", python=False, binary=False, c_header="km")
+    result = compile_manifest(
+        HELLO, CompileOptions(python=False, binary=False, c_header="km"), base="hello"
+    )
     assert result.ok
     assert result.files.keys() == {"hello.h"}
     assert result.files["hello.h"].decode("ascii") == _header(HELLO, HeaderOptions(kernel=True))

@@ -155,12 +155,12 @@ def test_module_entry_point_runs(files: tuple[Path, Path]) -> None:
 def test_internal_error_is_reported_not_raised(
     monkeypatch: pytest.MonkeyPatch, files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import etwmc.lint
+    import etwmc.commands.lint
 
     def boom(*a: object, **k: object) -> object:
         raise RuntimeError("synthetic failure")
 
-    monkeypatch.setattr(etwmc.lint, "lint_files", boom)
+    monkeypatch.setattr(etwmc.commands.lint, "lint_file", boom)
     assert main(["lint", str(files[0])]) == 2
     err = capsys.readouterr().err
     assert "internal error" in err and "please report" in err and "Traceback" not in err

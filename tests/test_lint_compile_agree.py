@@ -16,6 +16,7 @@ from conftest import GOLDEN, corpus_files, require_shared
 from etwmc.compile import compile_manifest
 from etwmc.diagnostics import Diagnostic, Severity, has_errors
 from etwmc.lint import lint_files
+from etwmc.options import CompileOptions
 
 VALID = sorted((Path(__file__).resolve().parent / "manifests" / "valid").glob("*.man"))
 
@@ -33,7 +34,7 @@ def _agree(path: Path) -> None:
     assert _loud(compiled.diagnostics) == _loud(linted), path
     if compiled.ok:
         assert has_errors(lint_files([path], werror=True)) == (
-            not compile_manifest(path, werror=True).ok
+            not compile_manifest(path, CompileOptions(werror=True)).ok
         )
 
 

@@ -202,11 +202,11 @@ def test_m_warns_about_long_messages(capsys: pytest.CaptureFixture[str], tmp_pat
     assert _run(*options.group(1).split(), "-h", tmp_path, "-r", tmp_path, fixture) == 0
     found = {
         (int(m.group(1)), m.group(2))
-        for m in re.finditer(r":(\d+):\d+: \w+ (ETW\d{3})", capsys.readouterr().err)
+        for m in re.finditer(r":(\d+):\d+: \w+ (ETW\d{3})", capsys.readouterr().out)
     }
     assert found == expected
     assert _run("-h", tmp_path, "-r", tmp_path, fixture) == 0
-    assert "ETW623" not in capsys.readouterr().err
+    assert "ETW623" not in capsys.readouterr().out
 
 
 def test_baseline_and_compatibility_check(
@@ -223,7 +223,7 @@ def test_baseline_and_compatibility_check(
     man.write_text(re.sub(r'<event value="3".*?/>', "", text, flags=re.S))
     capsys.readouterr()
     assert _run("-t", base, "-h", out, "-r", out, man) == 1
-    assert "ETW710" in capsys.readouterr().err
+    assert "ETW710" in capsys.readouterr().out  # diagnostics go to stdout
     assert _run("-t", tmp_path / "nowhere", man) == 2
     assert "there is no baseline" in capsys.readouterr().err
 

@@ -14,6 +14,7 @@ import pytest
 from etwmc.cli import main
 from etwmc.compile import compile_manifest
 from etwmc.guid import provider_guid
+from etwmc.options import CompileOptions
 from etwmc.runtime import (
     EtwLoggingHandler,
     PayloadFilter,
@@ -59,7 +60,7 @@ def fields(record: object) -> dict[str, object]:
 
 
 def test_shipped_files_are_what_compile_writes() -> None:
-    result = compile_manifest(MANIFEST, resource_dll=True, verify=True)
+    result = compile_manifest(MANIFEST, CompileOptions(resource_dll=True, verify=True))
     assert result.ok, result.diagnostics
     assert set(result.files) == {
         "python_logging.py",

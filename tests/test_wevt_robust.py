@@ -219,8 +219,9 @@ def test_binxml_strings_longer_than_a_u16_length(tmp_path: Path, old: str, new: 
     man = tmp_path / "long.man"
     man.write_text(text.replace(old, new.format(long="N" * 70_000)), encoding="utf-8")
     from etwmc.compile import compile_manifest
+    from etwmc.options import CompileOptions
 
-    result = compile_manifest(man, python=False)
+    result = compile_manifest(man, CompileOptions(python=False))
     assert result.files == {}
     assert [d.code for d in result.diagnostics if d.severity == 2] == ["ETW654"]
     manifest = check_file(man).manifest

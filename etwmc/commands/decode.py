@@ -43,6 +43,69 @@ EXIT_ERRORS = 1
 EXIT_USAGE = 2
 
 
+class _WevtAction(argparse.Action):
+    """``decode --wevt``: the ``--messages`` given after it (or before the first) are its
+    message tables."""
+
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        groups = [list(g) for g in ns.wevt_messages or []]
+        groups.append([] if ns.wevt else list(ns.messages or []))
+        ns.wevt = [*(ns.wevt or []), value]
+        ns.wevt_messages = groups
+
+
+class _MessagesAction(argparse.Action):
+    def __call__(self, parser: Any, ns: argparse.Namespace, value: Any, opt: Any = None) -> None:
+        ns.messages = [*(ns.messages or []), value]
+        if ns.wevt:
+            ns.wevt_messages = [*ns.wevt_messages[:-1], [*ns.wevt_messages[-1], value]]
+
+
+DESCRIPTION = (
+    "Decode the events of an .etl trace: manifest-based events with the metadata given, "
+    "EventSource events with the manifests they carry in the trace, TraceLogging events with "
+    "the schemas they carry; classic events pass through.  Writes JSON Lines by default.  An "
+    "event file written by etwmc's runtime decodes with one --manifest or --wevt to a JSON "
+    "array."
+)
+FORMATS = ("jsonl", "json", "text")
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", help="an .etl trace, or an event file written by etwmc's runtime")
+    p.add_argument(
+        "--manifest", action="append", default=[], metavar="MAN", help="metadata from a manifest"
+    )
+    p.add_argument(
+        "--wevt",
+        action=_WevtAction,
+        metavar="TEMP.BIN",
+        help="metadata from a WEVT_TEMPLATE blob; the --messages after it are its tables",
+    )
+    p.add_argument("--messages", action=_MessagesAction, metavar="MSG.bin", help="a message table")
+    p.add_argument(
+        "--dll", action="append", default=[], metavar="PROVIDER.dll", help="a provider's DLL"
+    )
+    p.add_argument(
+        "--provider",
+        action="append",
+        default=[],
+        metavar="GUID|NAME",
+        help="only the events of this provider (repeatable)",
+    )
+    p.add_argument(
+        "--format", choices=FORMATS, default="jsonl", help="event format (default: jsonl)"
+    )
+    p.add_argument("-o", "--output", metavar="FILE", help="write the events here, not stdout")
+    p.add_argument(
+        "--summary",
+        action="store_true",
+        help="print events seen and decoded per provider and why the rest were not "
+        "(on stdout, instead of the events unless -o is given)",
+    )
+    p.set_defaults(wevt=None, messages=None, wevt_messages=None)
+
+
 def run(args: argparse.Namespace) -> int:
     """Decode ``args.input`` (the parser is built in :mod:`etwmc.cli`)."""
     args.wevt = args.wevt or []

@@ -50,15 +50,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..codes import W_LONG_MESSAGE
-from ..compile import default_base
-from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors
-from ..emit import EmitError, check_name, write_all
+from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors, render
+from ..diff import diff_manifests, load
+from ..emit import EmitError, check_name, default_base, write_all
+from ..header import HeaderOptions, build_header, message_ids
 from ..model import Manifest
+from ..validate import check_file
+from ..wevt import binary_outputs, output_diagnostics
 from ..wevt.msgids import MessageIds
-
-# The compiler proper (validation, header, binaries, diff) is imported where it runs,
-# as cli.py does for every command: "etwmc mc -?" and usage errors need none of it.
-
+from ..wevt.rc import template_file
 
 USAGE = """\
 usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]
@@ -268,10 +268,6 @@ class _Plan:
 
 def plan(opts: McOptions) -> _Plan:
     """Validate the manifest and build every output in memory (folder -> files)."""
-    from ..header import HeaderOptions, build_header, message_ids
-    from ..validate import check_file
-    from ..wevt import binary_outputs, output_diagnostics
-    from ..wevt.rc import template_file
 
     checked = check_file(opts.manifest)
     diags = [d for d in checked.diagnostics if d.severity != Severity.NOTE]
@@ -314,7 +310,6 @@ def _base(opts: McOptions) -> str:
 
 
 def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
-    from ..diff import diff_manifests, load
 
     if not path.is_file():
         raise UsageError(f"-t: there is no baseline {path} (write one with -s)")
@@ -353,8 +348,6 @@ def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
 
 
 def main(argv: Sequence[str]) -> int:
-    from ..lint import render
-
     try:
         opts = parse(argv)
         if opts.help:
@@ -366,7 +359,7 @@ def main(argv: Sequence[str]) -> int:
         return 2
     diags = finalize(result.diagnostics)
     if diags:
-        sys.stderr.write(render(diags, "text"))
+        sys.stdout.write(render(diags, "text"))
     if has_errors(diags):
         return 1
     try:
@@ -380,6 +373,16 @@ def main(argv: Sequence[str]) -> int:
         for p in paths:
             print(f"etwmc mc: wrote {p}")
     return 0
+
+
+DESCRIPTION = (
+    "mc.exe's command line for instrumentation manifests: writes mc's C/C++ header, .rc, "
+    "TEMP.BIN and message tables with mc's names.  Run etwmc mc -? for its options."
+)
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("args", nargs=argparse.REMAINDER)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,6 @@
 - :mod:`.output` — JSON Lines, JSON and text, and the summary.
 """
 
-from .metadata import load_message_tables
 from .payload import (
     MAX_ARRAY,
     DecodedEvent,
@@ -29,6 +28,5 @@ __all__ = [
     "PayloadReader",
     "filetime_text",
     "format_message",
-    "load_message_tables",
     "socket_address",
 ]

@@ -9,25 +9,14 @@ all is an error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 from ..codes import E_METADATA_READ, W_METADATA_INVALID
 from ..diagnostics import Diagnostic, Severity, Span, diag
+from ..inputs import load_blob
+from ..inputs import load_dll as load_provider_dll
 from ..model import Manifest
-from ..pe import RT_MESSAGETABLE, WEVT_TEMPLATE, read_resources
 from ..validate import Checked, check_bytes, check_file
-from ..wevt.msgtable import read_message_table
-from ..wevt.reader import read_wevt
-
-
-def load_message_tables(paths: Iterable[str]) -> list[dict[int, str]]:
-    """Read message-table files (RT_MESSAGETABLE resources) into id -> text maps."""
-    out = []
-    for path in paths:
-        with open(path, "rb") as f:
-            out.append(dict(read_message_table(f.read())))
-    return out
 
 
 def from_checked(checked: Checked) -> tuple[Manifest | None, list[Diagnostic]]:
@@ -59,33 +48,9 @@ def load_manifest_bytes(data: bytes, label: str) -> tuple[Manifest | None, list[
 
 
 def load_wevt(path: str, messages: Sequence[str]) -> tuple[Manifest | None, list[Diagnostic]]:
-    try:
-        blob = Path(path).read_bytes()
-        tables = load_message_tables(messages)
-        return read_wevt(blob, messages=tables, path=path), []
-    except OSError as e:
-        where = e.filename or path
-        return None, [diag(E_METADATA_READ, Span(str(where)), f"cannot read: {e.strerror or e}")]
-    except ValueError as e:  # WevtError, MessageTableError
-        return None, [diag(E_METADATA_READ, Span(path), str(e))]
+    return load_blob(path, messages, code=E_METADATA_READ)
 
 
 def load_dll(path: str) -> tuple[Manifest | None, list[Diagnostic]]:
     """A provider DLL: its WEVT_TEMPLATE, with its message tables (lowest language first)."""
-    try:
-        resources = read_resources(Path(path).read_bytes())
-        blobs = [d for (t, _, _), d in sorted(resources.items(), key=str) if t == WEVT_TEMPLATE]
-        if not blobs:
-            return None, [
-                diag(E_METADATA_READ, Span(path), "the DLL has no WEVT_TEMPLATE resource")
-            ]
-        tables = [
-            read_message_table(d)
-            for (t, _, _), d in sorted(resources.items(), key=lambda kv: kv[0][2])
-            if t == RT_MESSAGETABLE
-        ]
-        return read_wevt(blobs[0], messages=tables, path=path), []
-    except OSError as e:
-        return None, [diag(E_METADATA_READ, Span(path), f"cannot read: {e.strerror or e}")]
-    except ValueError as e:  # ResourceError, WevtError, MessageTableError
-        return None, [diag(E_METADATA_READ, Span(path), str(e))]
+    return load_provider_dll(path, code=E_METADATA_READ)

@@ -18,8 +18,6 @@ again gives the same blob.  Rules:
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Mapping
 
 from lxml import etree
@@ -425,26 +423,3 @@ def _compiled_ids(text: str) -> dict[str, int] | None:
     if checked.manifest is None or not checked.ok:
         return None
     return assign_message_ids(checked.manifest).strings
-
-
-def run(args: argparse.Namespace) -> int:
-    """``etwmc decompile TEMP.BIN [--messages MSG.bin ...] [-o manifest.man]``: exit 1
-    with a diagnostic when the blob or a message table is malformed.
-
-    What the manifest cannot give back (:mod:`etwmc.wevt.fidelity`) is reported on
-    stderr as warnings and notes; they do not change the exit code."""
-    from ..diagnostics import finalize, render_text
-    from ..inputs import load_blob, write_output
-
-    cultures = getattr(args, "culture", None) or ()
-    manifest, problems = load_blob(args.blob, args.messages, cultures, xml_text=True, losses=True)
-    if manifest is None:
-        sys.stderr.write(render_text(problems))
-        return 1
-    text = decompile(manifest)
-    sys.stderr.write(render_text(finalize(problems)))
-    if args.output:
-        write_output(args.output, text)
-    else:
-        sys.stdout.write(text)
-    return 0

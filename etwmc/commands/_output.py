@@ -1,0 +1,52 @@
+"""What every command shares when it talks to the user: where reports go, colour,
+the summary line and the project's configuration.
+
+Reports (diagnostics, decoded events, generated text) go to standard output, or to
+``-o FILE``; standard error carries only progress, summaries and one-line usage
+messages, so ``etwmc ... --format sarif > report.sarif`` captures the report whatever
+the command.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+from ..config import Config, ConfigFileError, find_config
+from ..diagnostics import Diagnostic, render, summary_line
+from ..inputs import UsageError, write_output
+from ..options import OptionsError
+
+
+def colour(stream: TextIO) -> bool:
+    """Colour on a terminal; ``NO_COLOR`` turns it off and ``FORCE_COLOR`` on (set and
+    not empty), as https://no-color.org and most command-line tools read them."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def report(diags: Sequence[Diagnostic], fmt: str, output: str | None = None) -> None:
+    """The diagnostics in ``fmt``, to ``output`` (a file) or standard output."""
+    if output:
+        write_output(output, render(diags, fmt))
+    else:
+        sys.stdout.write(render(diags, fmt, colour=colour(sys.stdout)))
+
+
+def summary(diags: Sequence[Diagnostic], files: int, *, quiet: bool, fmt: str) -> None:
+    if not quiet and fmt in ("text", "github"):
+        print(summary_line(diags, files), file=sys.stderr)
+
+
+def project_config() -> Config:
+    """The nearest configuration file's settings; a broken file is a usage error."""
+    try:
+        return find_config()
+    except (ConfigFileError, OptionsError) as e:
+        raise UsageError(str(e)) from None

@@ -1,0 +1,168 @@
+"""``etwmc lint``: validate manifests and report every problem.
+
+Paths are files, folders (searched for manifests: :mod:`etwmc.discover`) or ``-`` for
+standard input.  The codes reported are chosen as ruff chooses them
+(:mod:`etwmc.selection`), from the project's configuration (:mod:`etwmc.config`) and
+the flags.  Exit status: 0 no errors (warnings allowed unless ``--werror``), 1 errors,
+2 usage (a path that does not exist or cannot be read, no manifest found, a bad flag
+or configuration file).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from ..codes import E_NO_INPUT, REGISTRY
+from ..config import Config, show
+from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors
+from ..discover import discover
+from ..inputs import UsageError
+from ..lint import lint_file
+from ..selection import Selection, SelectorError, apply
+from ._output import project_config, report, summary
+
+DESCRIPTION = (
+    "Validate instrumentation manifests and report every problem with a stable code, a "
+    "location and a hint.  Folders are searched for manifests (*.man, *.xml and *.manifest "
+    "files whose root is an instrumentation manifest), skipping hidden folders, virtual "
+    "environments and what git ignores; a file named explicitly is always checked.  "
+    "Settings come from [tool.etwmc.lint] in the nearest pyproject.toml (or etwmc.toml); "
+    "flags win."
+)
+STDIN = "-"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="manifest files, folders to search, or - for standard input",
+    )
+    p.add_argument("--format", choices=FORMATS, default="text", help="report format (text)")
+    p.add_argument("--werror", action="store_true", default=None, help="warnings fail too")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    for flag, what in (
+        ("--select", "report only these codes or prefixes (replaces the configured list)"),
+        ("--ignore", "do not report these codes or prefixes (replaces the configured list)"),
+        ("--extend-select", "also report these codes or prefixes"),
+        ("--extend-ignore", "also leave out these codes or prefixes"),
+    ):
+        p.add_argument(flag, action="append", metavar="CODES", help=what + ", comma-separated")
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="skip files and folders matching GLOB (gitignore syntax) when searching folders",
+    )
+    p.add_argument(
+        "--stdin-filename", metavar="NAME", help="the name reported for - (default: <stdin>)"
+    )
+    p.add_argument(
+        "--list-codes",
+        action="store_true",
+        help="print every diagnostic code (a Markdown table, or JSON with --format json)",
+    )
+    p.add_argument(
+        "--show-config", action="store_true", help="print the settings in force and exit"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_codes:
+        sys.stdout.write(codes_json() if args.format == "json" else codes_table())
+        return 0
+    config = project_config()
+    selection = _selection(args, config)
+    werror = _werror(args, config)
+    if args.show_config:
+        sys.stdout.write(show(config, _effective(selection, config, werror)))
+        return 0
+    if not args.paths:
+        raise UsageError("give at least one manifest file or folder (or - for standard input)")
+    found = discover(
+        [p for p in args.paths if p != STDIN], exclude=[*config.exclude(), *args.exclude]
+    )
+    problems = [
+        diag(E_NO_INPUT, Span(raw), f"no such file or folder: {raw}") for raw in found.missing
+    ]
+    diags: list[Diagnostic] = []
+    sources: dict[str, Sequence[str]] = {}
+    checked = 0
+    if STDIN in args.paths:
+        linted = lint_file(args.stdin_filename or "<stdin>", sys.stdin.buffer.read())
+        diags += linted.diagnostics
+        sources[linted.path] = linted.lines
+        checked += 1
+    for f in found.files:
+        linted = lint_file(f)
+        diags += linted.diagnostics
+        sources[linted.path] = linted.lines
+        checked += 1
+    if not checked and not problems:
+        searched = ", ".join(args.paths)
+        raise UsageError(f"no manifest found in {searched} (nothing to lint)")
+    diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
+    report(diags, args.format, args.output)
+    summary(diags, checked, quiet=args.quiet, fmt=args.format)
+    # A path that does not exist or a file that cannot be read is a usage error: the
+    # others are still checked and reported, but the run did not do what was asked.
+    if any(d.code in (E_NO_INPUT.id, "ETW001") for d in diags):
+        return 2
+    return 1 if has_errors(diags) else 0
+
+
+def _codes(values: Sequence[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [c for v in values for c in v.split(",") if c.strip()]
+
+
+def _selection(args: argparse.Namespace, config: Config) -> Selection:
+    try:
+        return config.selection(
+            select=_codes(args.select),
+            ignore=_codes(args.ignore),
+            extend_select=_codes(args.extend_select) or (),
+            extend_ignore=_codes(args.extend_ignore) or (),
+        )
+    except SelectorError as e:
+        raise UsageError(str(e)) from None
+
+
+def _werror(args: argparse.Namespace, config: Config) -> bool:
+    if args.werror is not None:
+        return bool(args.werror)
+    value = config.table.get("werror", False)
+    if not isinstance(value, bool):
+        raise UsageError(f"{config.where}: 'werror' must be true or false")
+    return value
+
+
+def _effective(selection: Selection, config: Config, werror: bool) -> dict[str, object]:
+    return {
+        "lint.select": list(selection.select),
+        "lint.ignore": list(selection.ignore),
+        "lint.per-file-ignores": {k: list(v) for k, v in selection.per_file_ignores.items()},
+        "lint.exclude": list(config.exclude()),
+        "werror": werror,
+    }
+
+
+def codes_table() -> str:
+    rows = ["| code | severity | meaning |", "|---|---|---|"]
+    rows += [f"| {c.id} | {c.severity.label} | {c.summary} |" for c in REGISTRY.values()]
+    return "\n".join(rows) + "\n"
+
+
+def codes_json() -> str:
+    items = [
+        {"code": c.id, "severity": c.severity.label, "summary": c.summary}
+        for c in REGISTRY.values()
+    ]
+    return json.dumps(items, indent=2) + "\n"

@@ -1,0 +1,173 @@
+"""Which diagnostics a report shows: code selection and suppression comments.
+
+Selection works like ruff's.  A *selector* is a code (``ETW401``) or a prefix of one
+(``ETW4``, ``ETW40``, or ``ETW`` for all).  ``select`` replaces the default set (every
+code), ``ignore`` removes from it, ``extend-select``/``extend-ignore`` add to what a
+configuration file chose; the longest matching selector decides, and at equal length
+``ignore`` wins.  ``per-file-ignores`` maps a gitignore-style pattern (matched against
+the path as given, and against its relative form) to selectors ignored in those files.
+
+Inside a manifest, an XML comment suppresses diagnostics at one place::
+
+    <event value="7" level="win:Verbose"/> <!-- etwmc: ignore[ETW208] -->
+
+    <!-- etwmc: ignore[ETW4, ETW290] -->
+    <event value="8" .../>
+
+A comment after markup on a line covers that line; a comment alone on its line covers
+the next line that holds markup.  ``<!-- etwmc: ignore -->`` without a list covers
+every code there, and ``<!-- etwmc: ignore-file[ETW483] -->`` anywhere covers the
+whole file.  A suppression comment that hides nothing is itself reported (ETW013, a
+note), so stale ones do not pile up.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import pathspec
+
+from .codes import N_UNUSED_SUPPRESSION
+from .diagnostics import Diagnostic, Severity, Span, diag
+
+_SELECTOR = re.compile(r"ETW\d{0,3}\Z")
+_COMMENT = re.compile(r"<!--\s*etwmc:\s*(ignore(?:-file)?)\s*(?:\[([^\]]*)\])?\s*-->")
+
+
+class SelectorError(ValueError):
+    """A selector that names no code form; the message quotes it."""
+
+
+def check_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
+    out = []
+    for s in selectors:
+        t = s.strip().upper()
+        if not _SELECTOR.match(t):
+            raise SelectorError(f"{where}: '{s}' is not a code or a code prefix such as ETW4")
+        out.append(t)
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    select: tuple[str, ...] = ("ETW",)
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    root: str | None = None  # per-file patterns are relative to this folder
+
+    def extended(self, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Selection:
+        return replace(self, select=(*self.select, *select), ignore=(*self.ignore, *ignore))
+
+    def allows(self, code_id: str, file: str = "") -> bool:
+        ignore = self.ignore + self._file_ignores(file)
+        chosen = max((s for s in self.select if code_id.startswith(s)), key=len, default=None)
+        dropped = max((s for s in ignore if code_id.startswith(s)), key=len, default=None)
+        if chosen is None:
+            return False
+        return dropped is None or len(dropped) < len(chosen)
+
+    def _file_ignores(self, file: str) -> tuple[str, ...]:
+        if not self.per_file_ignores or not file:
+            return ()
+        forms = [file]
+        if self.root is not None:
+            rel = os.path.relpath(os.path.abspath(file), self.root)
+            if not rel.startswith(".."):
+                forms.append(rel)
+        paths = [f.replace(os.sep, "/").removeprefix("./") for f in forms]
+        out: list[str] = []
+        for pattern, codes in self.per_file_ignores.items():
+            spec = pathspec.GitIgnoreSpec.from_lines([pattern])
+            if any(spec.match_file(p) for p in paths):
+                out.extend(codes)
+        return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Suppression:
+    line: int  # the line it covers (0: the whole file)
+    written_at: int
+    selectors: tuple[str, ...]  # empty: every code
+
+
+def suppressions(lines: Sequence[str]) -> list[_Suppression]:
+    """The suppression comments of a manifest's lines, with the line each covers."""
+    if not any("etwmc:" in line for line in lines):
+        return []
+    out: list[_Suppression] = []
+    pending: list[tuple[int, tuple[str, ...]]] = []
+    for number, line in enumerate(lines, 1):
+        comments = list(_COMMENT.finditer(line))
+        rest = _COMMENT.sub("", line).strip()
+        markup = bool(rest) and not (rest.startswith("<!--") and rest.endswith("-->"))
+        if markup and pending:
+            out.extend(_Suppression(number, at, sel) for at, sel in pending)
+            pending = []
+        for m in comments:
+            selectors = tuple(s.strip().upper() for s in (m.group(2) or "").split(",") if s.strip())
+            if m.group(1) == "ignore-file":
+                out.append(_Suppression(0, number, selectors))
+            elif markup:
+                out.append(_Suppression(number, number, selectors))
+            else:
+                pending.append((number, selectors))
+    return out
+
+
+def apply(
+    diags: Iterable[Diagnostic],
+    selection: Selection,
+    sources: Mapping[str, Sequence[str]] | None = None,
+    *,
+    keep_errors: bool = False,
+) -> list[Diagnostic]:
+    """The diagnostics the selection and the files' suppression comments let through.
+
+    ``sources`` maps a file (as in the diagnostics' spans) to its lines, for
+    suppression comments.  With ``keep_errors``, errors are never dropped (a compile
+    still fails on them, whatever lint is told to ignore)."""
+    by_file: dict[str, list[_Suppression]] = {}
+    used: set[tuple[str, int]] = set()
+    for f, lines in (sources or {}).items():
+        found = suppressions(lines)
+        if found:
+            by_file[f] = found
+    out: list[Diagnostic] = []
+    for d in diags:
+        if keep_errors and d.severity == Severity.ERROR:
+            out.append(d)
+            continue
+        if not selection.allows(d.code, d.span.file):
+            continue
+        hit = next(
+            (
+                s
+                for s in by_file.get(d.span.file, ())
+                if s.line in (0, d.span.line) and _matches(d.code, s.selectors)
+            ),
+            None,
+        )
+        if hit is not None:
+            used.add((d.span.file, hit.written_at))
+            continue
+        out.append(d)
+    for f, sups in sorted(by_file.items()):
+        for s in sups:
+            if (f, s.written_at) not in used and selection.allows(N_UNUSED_SUPPRESSION.id, f):
+                shown = ", ".join(s.selectors) if s.selectors else "every code"
+                out.append(
+                    diag(
+                        N_UNUSED_SUPPRESSION,
+                        Span(f, s.written_at),
+                        f"this suppression comment ({shown}) hides nothing",
+                        hint="remove it, or correct the codes it names",
+                    )
+                )
+    return out
+
+
+def _matches(code_id: str, selectors: tuple[str, ...]) -> bool:
+    return not selectors or any(code_id.startswith(s) for s in selectors)
