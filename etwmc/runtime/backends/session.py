@@ -25,20 +25,51 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType, TracebackType
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from ..descriptor import EventDescriptor
 from ..eventfile import EventFileWriter, EventRecord
 from ..filters import CompiledPayloadFilter, EventIdFilter, PayloadFilter
+from ..payload import Field
 from ..state import ALL_KEYWORDS, EnableState, event_enabled
-
-if TYPE_CHECKING:  # the backend imports this module; the names are for annotations only
-    from .inproc import InProcBackend
 
 __all__ = ["Enablement", "RawEvent", "Session", "SessionLimitError"]
 
 # (provider id, descriptor, timestamp, process id, thread id, activity, related, payload)
 RawEvent = tuple[uuid.UUID, bytes, int, int, int, bytes | None, bytes | None, bytes]
+
+
+class SessionHost(Protocol):
+    """What a session asks of the backend that made it (the in-process backend): the
+    session rules that involve providers and other sessions live there."""
+
+    _lock: threading.Lock
+
+    def _enable(
+        self, session: Session, guid: uuid.UUID, enablement: Enablement | None, group: bool
+    ) -> None: ...
+
+    def _disallow(self, session: Session, disallowed: frozenset[uuid.UUID]) -> None: ...
+
+    def _capture(self, session: Session, guid: uuid.UUID) -> None: ...
+
+    def _close(self, session: Session) -> None: ...
+
+    def _replace_consumer(
+        self, session: Session, consumer: Callable[[EventRecord], None] | None
+    ) -> None: ...
+
+    def _record(self, raw: RawEvent) -> EventRecord: ...
+
+    def _compile_payload_filter(
+        self, guid: uuid.UUID, pf: PayloadFilter
+    ) -> CompiledPayloadFilter: ...
+
+    def layout(self, provider: uuid.UUID, event_id: int, version: int) -> tuple[Field, ...] | None:
+        """The payload layout of an event, when the backend was given it."""
+        ...
+
+
 _ZERO_UUID: Final = uuid.UUID(int=0)
 _NO_PAYLOAD_FILTERS: Final[Mapping[tuple[int, int], tuple[CompiledPayloadFilter, ...]]] = (
     MappingProxyType({})
@@ -91,7 +122,7 @@ class Session:
 
     def __init__(
         self,
-        backend: InProcBackend,
+        backend: SessionHost,
         name: str,
         *,
         buffer: int | None = 10_000,
