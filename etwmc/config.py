@@ -26,7 +26,6 @@ lists, ``--extend-select``/``--extend-ignore`` add to them.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,7 +102,7 @@ def find_config(start: Path | None = None) -> Config:
         if own.is_file():
             return _load(own, _read(own))
         project = d / "pyproject.toml"
-        if project.is_file():
+        if project.is_file() and _mentions_etwmc(project):
             tool = _read(project).get("tool", {})
             table = tool.get("etwmc") if isinstance(tool, dict) else None
             if isinstance(table, dict):
@@ -111,7 +110,19 @@ def find_config(start: Path | None = None) -> Config:
     return Config()
 
 
+def _mentions_etwmc(path: Path) -> bool:
+    """Whether a pyproject.toml can hold an etwmc table at all: most don't, and the TOML
+    parser costs more to import than the check."""
+    try:
+        return b"etwmc" in path.read_bytes()
+    except OSError:
+        return True  # let the reader report it
+
+
 def _read(path: Path) -> dict[str, object]:
+    # Imported when a configuration file is read (start-up cost).
+    import tomllib
+
     try:
         with path.open("rb") as f:
             return tomllib.load(f)

@@ -24,11 +24,14 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
 from lxml import etree
 
 from .winmeta import ASM_NS, EVENTS_NS
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 MANIFEST_SUFFIXES = (".man", ".xml", ".manifest")
 _SNIFF_BYTES = 1 << 20  # how far to read for the root (and an assembly's instrumentation)
@@ -65,6 +68,10 @@ def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> Found:
 
 def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[Path]:
     """Manifests under ``root``, depth first in sorted order."""
+    # Imported when a folder is walked: it costs about as much as the rest of a lint's
+    # start-up, and CI usually names its manifests (start-up cost).
+    import pathspec
+
     excluded = pathspec.GitIgnoreSpec.from_lines(exclude)
     yield from _walk(root, root, excluded, [])
 
@@ -72,9 +79,11 @@ def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[Path]:
 def _walk(
     root: Path,
     folder: Path,
-    excluded: pathspec.GitIgnoreSpec,
-    ignores: list[tuple[Path, pathspec.GitIgnoreSpec]],
+    excluded: GitIgnoreSpec,
+    ignores: list[tuple[Path, GitIgnoreSpec]],
 ) -> Iterator[Path]:
+    import pathspec  # already loaded by walk()
+
     gitignore = folder / ".gitignore"
     if gitignore.is_file():
         try:
@@ -104,8 +113,8 @@ def _skipped(
     root: Path,
     path: Path,
     is_dir: bool,
-    excluded: pathspec.GitIgnoreSpec,
-    ignores: list[tuple[Path, pathspec.GitIgnoreSpec]],
+    excluded: GitIgnoreSpec,
+    ignores: list[tuple[Path, GitIgnoreSpec]],
 ) -> bool:
     suffix = "/" if is_dir else ""
     if excluded.match_file(path.relative_to(root).as_posix() + suffix):

@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,7 +141,7 @@ def write_all(
 def write_file(path: Path, data: bytes) -> None:
     """One file the user named (a report, a decompiled manifest), replaced atomically:
     no journal is needed for one rename, and no name rule applies but the system's."""
-    folder, token = path.parent, secrets.token_hex(8)
+    folder, token = path.parent, os.urandom(8).hex()
     _remove(folder / n for n in _listdir(folder) if _is_stray(n, {path.name}))
     tmp = _tmp(folder, path.name, token)
     try:
@@ -178,7 +177,7 @@ class _Transaction:
     def __init__(self, folder: Path, files: Mapping[str, bytes]) -> None:
         self.folder = folder
         self.files = files
-        self.token = secrets.token_hex(8)
+        self.token = os.urandom(8).hex()
         self.journal = folder / f"{JOURNAL_PREFIX}{self.token}"
         self.entries: list[_Entry] = []
 

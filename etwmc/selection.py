@@ -28,8 +28,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-import pathspec
-
 from .codes import N_UNUSED_SUPPRESSION
 from .diagnostics import Diagnostic, Severity, Span, diag
 
@@ -78,6 +76,10 @@ class Selection:
             if not rel.startswith(".."):
                 forms.append(rel)
         paths = [f.replace(os.sep, "/").removeprefix("./") for f in forms]
+        # Imported when a configuration has per-file patterns (start-up cost: about as
+        # much as the rest of a lint's imports).
+        import pathspec
+
         out: list[str] = []
         for pattern, codes in self.per_file_ignores.items():
             spec = pathspec.GitIgnoreSpec.from_lines([pattern])

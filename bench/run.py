@@ -1,0 +1,286 @@
+"""etwmc's benchmarks in one command: ratios against named baselines, run side by side.
+
+Run: ``.venv/bin/python bench/run.py`` (``--quick`` for fewer rounds; ``--only NAME``
+for one group).  Needs ../shared beside the checkout for the real inputs.
+
+Whole processes are measured by their CPU time (user + system of the child, from
+``wait4``), best of N rounds, with every command of a group run once per round in
+turn: wall time swings +-2x on a shared machine, CPU time of interleaved runs much
+less.  Peak memory is the child's largest resident set.  The baselines:
+
+* ``genEventing.py``: dotnet/runtime's generator (../shared/anchors/genEventing), which
+  writes C wrappers from ClrEtwAll.man and validates nothing;
+* the floor: ``python -c "import lxml.etree; lxml.etree.parse(M)"``, reading the
+  manifest and nothing more;
+* ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded).
+
+In-process costs of generated event functions come from ``bench_runtime.py`` (run as
+a child, its ratios printed as they are).  Exit status 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+SHARED = ROOT.parent / "shared"
+CORPUS = SHARED / "corpus"
+TRACES = SHARED / "traces"
+GEN_EVENTING = SHARED / "anchors" / "genEventing" / "genEventing.py"
+CLR = CORPUS / "microsoft__perfview__ClrEtwAll.man"
+SHELL = CORPUS / "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Shell-Core.xml"
+X86 = TRACES / "perfview_net.4.5.2.x86.etl"
+X86_EVENTS = 168_298
+PY = sys.executable
+ETWMC = [PY, "-m", "etwmc"]
+
+
+@dataclass(frozen=True)
+class Cmd:
+    label: str
+    argv: Callable[[Path], list[str]]  # given a fresh scratch folder
+
+
+@dataclass(frozen=True)
+class Ratio:
+    label: str
+    candidate: str
+    baseline: str
+    target: float | None  # at most target x the baseline's CPU time; None: for information
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str
+    needs: tuple[Path, ...]
+    commands: tuple[Cmd, ...]
+    ratios: tuple[Ratio, ...]
+
+
+def _gen_eventing(out: Path) -> list[str]:
+    return [PY, str(GEN_EVENTING), "--man", str(CLR), "--incdir", str(out / "inc"),
+            "--dummy", str(out / "etmdummy.h")]  # fmt: skip
+
+
+def _floor(manifest: Path) -> Callable[[Path], list[str]]:
+    code = "import sys, lxml.etree; lxml.etree.parse(sys.argv[1])"
+    return lambda out: [PY, "-c", code, str(manifest)]
+
+
+def _events_manifest(n: int) -> str:
+    events = "\n".join(
+        f'<event value="{i}" symbol="E{i}" level="win:Informational" template="T{i % 50}" '
+        f'keywords="K{i % 8}" message="$(string.e{i})"/>'
+        for i in range(1, n + 1)
+    )
+    templates = "\n".join(
+        f'<template tid="T{t}"><data name="A" inType="win:UInt32"/>'
+        f'<data name="S" inType="win:UnicodeString"/><data name="G" inType="win:GUID"/></template>'
+        for t in range(50)
+    )
+    keywords = "\n".join(f'<keyword name="K{k}" mask="0x{1 << k:x}"/>' for k in range(8))
+    strings = "\n".join(f'<string id="e{i}" value="Event {i}: %1 %2"/>' for i in range(1, n + 1))
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+<instrumentation><events>
+<provider name="Etwmc-Bench-Scale" guid="{{6C1D2E3F-4A5B-4C6D-8E7F-9A0B1C2D3E4F}}"
+    symbol="SCALE" resourceFileName="s.dll" messageFileName="s.dll">
+<keywords>{keywords}</keywords><templates>{templates}</templates><events>{events}</events>
+</provider></events></instrumentation>
+<localization><resources culture="en-US"><stringTable>{strings}</stringTable></resources>
+</localization></instrumentationManifest>
+"""
+
+
+def groups(scratch: Path) -> list[Group]:
+    small, large = scratch / "scale2k.man", scratch / "scale8k.man"
+    small.write_text(_events_manifest(2_000), encoding="utf-8")
+    large.write_text(_events_manifest(8_000), encoding="utf-8")
+
+    def compile_(m: Path) -> Callable[[Path], list[str]]:
+        return lambda out: [*ETWMC, "compile", str(m), "-o", str(out)]
+
+    def lint(m: Path) -> Callable[[Path], list[str]]:
+        return lambda out: [*ETWMC, "lint", "-q", str(m)]
+
+    return [
+        Group(
+            "compile",
+            (CLR, SHELL, GEN_EVENTING),
+            (
+                Cmd("genEventing.py ClrEtwAll", _gen_eventing),
+                Cmd("etwmc lint ClrEtwAll", lint(CLR)),
+                Cmd("etwmc compile ClrEtwAll", compile_(CLR)),
+                Cmd(
+                    "etwmc mc -um ClrEtwAll",
+                    lambda out: [*ETWMC, "mc", "-um", "-h", str(out), "-r", str(out), str(CLR)],
+                ),
+                Cmd("floor Shell-Core", _floor(SHELL)),
+                Cmd("etwmc lint Shell-Core", lint(SHELL)),
+                Cmd("etwmc compile Shell-Core", compile_(SHELL)),
+            ),  # fmt: skip
+            (
+                Ratio(
+                    "lint ClrEtwAll / genEventing",
+                    "etwmc lint ClrEtwAll",
+                    "genEventing.py ClrEtwAll",
+                    0.6,
+                ),
+                Ratio(
+                    "compile ClrEtwAll / genEventing",
+                    "etwmc compile ClrEtwAll",
+                    "genEventing.py ClrEtwAll",
+                    0.8,
+                ),
+                Ratio(
+                    "mc -um ClrEtwAll / genEventing",
+                    "etwmc mc -um ClrEtwAll",
+                    "genEventing.py ClrEtwAll",
+                    3.0,
+                ),
+                Ratio("lint Shell-Core / floor", "etwmc lint Shell-Core", "floor Shell-Core", 4.0),
+                Ratio(
+                    "compile Shell-Core / floor",
+                    "etwmc compile Shell-Core",
+                    "floor Shell-Core",
+                    6.0,
+                ),
+            ),  # fmt: skip
+        ),
+        Group(
+            "scale",
+            (),
+            (
+                Cmd("compile 2,000 events", compile_(small)),
+                Cmd("compile 8,000 events", compile_(large)),
+            ),
+            # Linear cost: 4x the events costs at most ~4x (start-up makes it less).
+            (
+                Ratio(
+                    "compile 8,000 / 2,000 events",
+                    "compile 8,000 events",
+                    "compile 2,000 events",
+                    4.0,
+                ),
+            ),  # fmt: skip
+        ),
+        Group(
+            "decode",
+            (X86, TRACES),
+            (
+                Cmd(
+                    "dissect.etl iteration x86",
+                    lambda out: [
+                        PY,
+                        "-c",
+                        "import sys\nfrom dissect.etl.etl import ETL\n"
+                        "with open(sys.argv[1], 'rb') as f:\n    sum(1 for _ in ETL(f))",
+                        str(X86),
+                    ],
+                ),
+                Cmd(
+                    "etwmc decode x86",
+                    lambda out: [
+                        *ETWMC,
+                        "decode",
+                        str(X86),
+                        "--manifest",
+                        str(TRACES / "Win10-17134_Microsoft-Windows-DotNETRuntime.xml"),
+                        "--manifest",
+                        str(TRACES / "Win10-17134_Microsoft-Windows-DotNETRuntimeRundown.xml"),
+                        "-o",
+                        str(out / "x86.jsonl"),
+                    ],
+                ),
+            ),  # fmt: skip
+            (
+                Ratio(
+                    "decode x86 / dissect.etl iteration",
+                    "etwmc decode x86",
+                    "dissect.etl iteration x86",
+                    None,
+                ),
+            ),  # fmt: skip
+        ),
+    ]
+
+
+def cpu_run(argv: list[str], scratch: Path) -> tuple[float, float]:
+    """(CPU seconds, peak MiB) of one run of ``argv`` in a fresh scratch folder."""
+    out = Path(tempfile.mkdtemp(dir=scratch))
+    try:
+        proc = subprocess.Popen(argv, cwd=out, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, usage = os.wait4(proc.pid, 0)
+        return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, float]]:
+    best = {c.label: (float("inf"), 0.0) for c in group.commands}
+    for _ in range(rounds):
+        for c in group.commands:
+            cpu, mem = cpu_run(c.argv(scratch), scratch)
+            old_cpu, old_mem = best[c.label]
+            best[c.label] = (min(old_cpu, cpu), max(old_mem, mem))
+    return best
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
+    ap.add_argument("--only", choices=("compile", "scale", "decode", "runtime"))
+    args = ap.parse_args()
+    rounds = 3 if args.quick else 7
+    missed = 0
+    with tempfile.TemporaryDirectory(prefix="etwmc-bench-") as tmp:
+        scratch = Path(tmp)
+        for group in groups(scratch):
+            if args.only not in (None, group.name):
+                continue
+            if not all(p.exists() for p in group.needs):
+                print(f"[{group.name}] skipped: ../shared is not beside the checkout\n")
+                continue
+            best = measure(group, rounds, scratch)
+            print(f"[{group.name}] best CPU time of {rounds} interleaved rounds")
+            for label, (cpu, mem) in best.items():
+                print(f"  {label:34s} {cpu:7.3f} s  {mem:7.1f} MiB peak")
+            for r in group.ratios:
+                ratio = best[r.candidate][0] / best[r.baseline][0]
+                if r.target is None:
+                    print(f"  {r.label:44s} {ratio:5.2f}x")
+                    continue
+                ok = ratio <= r.target
+                missed += not ok
+                print(f"  {r.label:44s} {ratio:5.2f}x  (target <= {r.target:.2f}x)"
+                      f"  {'ok' if ok else 'MISSED'}")  # fmt: skip
+            if group.name == "decode":
+                cpu = best["etwmc decode x86"][0]
+                print(f"  etwmc decode x86: {X86_EVENTS / cpu:,.0f} events/s (goal >= 50,000)")
+                missed += X86_EVENTS / cpu < 50_000
+            print()
+    if args.only in (None, "runtime"):
+        print("[runtime] bench_runtime.py (in-process, interleaved rounds)")
+        proc = subprocess.run(
+            [PY, str(BENCH / "bench_runtime.py"), *(["--quick"] if args.quick else [])],
+            capture_output=True,
+            text=True,
+        )
+        print(re.sub(r"(?m)^", "  ", proc.stdout.rstrip()))
+        missed += proc.returncode != 0
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
