@@ -126,7 +126,7 @@ def test_ids_mc_would_not_assign_are_pinned() -> None:
     assert f'<message value="0x00ABCDEF" message="$(string.{first.message})"/>' in text
     checked = check_bytes(text.encode(), "pinned.man")
     assert checked.ok and checked.manifest is not None
-    from etwmc.wevt.msgids import assign_message_ids
+    from etwmc.msgids import assign_message_ids
 
     assert first.message is not None
     assert assign_message_ids(checked.manifest).strings[first.message] == 0x00ABCDEF

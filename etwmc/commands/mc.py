@@ -54,7 +54,7 @@ from ..compile import default_base
 from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors
 from ..emit import EmitError, check_name, write_all
 from ..model import Manifest
-from ..wevt.msgids import MessageIds
+from ..msgids import MessageIds
 
 # The compiler proper (validation, header, binaries, diff) is imported where it runs,
 # as cli.py does for every command: "etwmc mc -?" and usage errors need none of it.

@@ -14,15 +14,13 @@ from __future__ import annotations
 from ..codes import E_BINXML_TOO_LONG, E_STRING_TOO_LONG, E_UNKNOWN_CULTURE
 from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
+from ..msgids import MessageIds, message_ids
 from . import msgtable, rc, writer
 from .binxml import oversized
 from .cultures import UnknownCulture, langid
-from .msgids import MessageIds, assign_message_ids
 
 __all__ = [
-    "MessageIds",
     "UnknownCulture",
-    "assign_message_ids",
     "binary_outputs",
     "build_message_tables",
     "build_rc",
@@ -56,8 +54,9 @@ def binary_outputs(
 ) -> dict[str, bytes]:
     """File name -> bytes of every binary output (the names mc uses with ``-z base``).
     ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``);
-    ``ids`` defaults to :func:`assign_message_ids` (mc's ``-c`` passes others)."""
-    ids = ids if ids is not None else assign_message_ids(manifest)
+    ``ids`` defaults to the model's :func:`~etwmc.msgids.message_ids` (mc's ``-c``
+    passes others)."""
+    ids = ids if ids is not None else message_ids(manifest)
     blob = writer.build(manifest, version=version, ids=ids, legacy_ids=legacy_ids)
     out = {rc.template_file(base): blob}
     for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):
@@ -68,7 +67,7 @@ def binary_outputs(
 
 def output_diagnostics(manifest: Manifest) -> list[Diagnostic]:
     """Problems that only the binary outputs have (codes ETW650-ETW654)."""
-    ids = assign_message_ids(manifest)
+    ids = message_ids(manifest)
     out = list(ids.diagnostics)
     for p in manifest.providers:
         for t in p.templates:

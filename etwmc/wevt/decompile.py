@@ -418,13 +418,13 @@ def decompile(manifest: Manifest) -> str:
 
 
 def _compiled_ids(text: str) -> dict[str, int] | None:
+    from ..msgids import message_ids
     from ..validate import check_bytes
-    from .msgids import assign_message_ids
 
     checked = check_bytes(text.encode("utf-8"), "<decompiled>")
     if checked.manifest is None or not checked.ok:
         return None
-    return assign_message_ids(checked.manifest).strings
+    return dict(message_ids(checked.manifest).strings)
 
 
 def run(args: argparse.Namespace) -> int:

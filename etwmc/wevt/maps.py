@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from ..model import Map, PatternMap
-from .msgids import MessageIds
+from ..msgids import MessageIds
 from .strings import ordinal_key, sized_string
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable
 
+from ..descriptors import ProviderItems, provider_items
 from ..model import Channel, Event, Manifest, Provider
-from .collect import ProviderItems, provider_items
+from ..msgids import NO_MESSAGE, MessageIds, message_ids
 from .maps import write_maps, write_qtab
-from .msgids import NO_MESSAGE, MessageIds, assign_message_ids
 from .strings import ordinal_key, sized_string, z_string
 from .ttbl import write_ttbl
 
@@ -334,7 +334,7 @@ def build(
     if version not in (3, 5):
         raise ValueError(f"WEVT_TEMPLATE version must be 3 or 5, not {version}")
     if ids is None:
-        ids = assign_message_ids(manifest)
+        ids = message_ids(manifest)
     return _Writer(manifest, version, ids, legacy_ids).crim()
 
 
