@@ -68,9 +68,7 @@ from ..model import (
     XmlNode,
 )
 from ..msgformat import source_text
-from .fidelity import event_losses, legacy_note, message_losses, template_losses
-from .reader_binxml import Element, Subst, Text, WevtError
-from .reader_raw import (
+from .crim import (
     EVTA_ATTRIBUTE,
     EVTA_NAME,
     NO_MESSAGE,
@@ -78,6 +76,10 @@ from .reader_raw import (
     PROP_FIXED_LENGTH,
     PROP_VAR_COUNT,
     PROP_VAR_LENGTH,
+)
+from .fidelity import event_losses, legacy_note, message_losses, template_losses
+from .reader_binxml import Element, Subst, Text, WevtError
+from .reader_raw import (
     RawBlob,
     RawEvent,
     RawProperty,
