@@ -3,7 +3,9 @@
 ``binary_outputs(manifest, "x")`` gives ``{"xTEMP.BIN": ..., "x_MSG00001.bin": ...,
 "x.rc": ...}``.
 
-``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later) or 3 (earlier mc).
+``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later, the default:
+:data:`~etwmc.wevt.crim.DEFAULT_WEVT_VERSION`) or 3 (earlier mc); anything else is a
+ValueError (the writer checks it: :func:`~etwmc.wevt.crim.check_version`).
 Call :func:`output_diagnostics` first: it reports what would stop the outputs from
 being written (unknown cultures, message-id clashes); the builders raise
 :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a language id.
@@ -17,6 +19,7 @@ from ..model import Manifest
 from ..msgids import MessageIds, message_ids
 from . import msgtable, rc, writer
 from .binxml import oversized
+from .crim import DEFAULT_WEVT_VERSION
 from .cultures import UnknownCulture, langid
 
 __all__ = [
@@ -29,7 +32,9 @@ __all__ = [
 ]
 
 
-def build_wevt(manifest: Manifest, *, version: int = 5, legacy_ids: bool = False) -> bytes:
+def build_wevt(
+    manifest: Manifest, *, version: int = DEFAULT_WEVT_VERSION, legacy_ids: bool = False
+) -> bytes:
     """The ``<base>TEMP.BIN`` blob.  ``legacy_ids`` uses mc 8.1's MD5 template ids."""
     return writer.build(manifest, version=version, legacy_ids=legacy_ids)
 
@@ -47,7 +52,7 @@ def binary_outputs(
     manifest: Manifest,
     base: str,
     *,
-    version: int = 5,
+    version: int = DEFAULT_WEVT_VERSION,
     prefixed: bool = True,
     legacy_ids: bool = False,
     ids: MessageIds | None = None,
