@@ -123,7 +123,7 @@ def _add_decompile(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="culture of the n-th --messages table (default: en-US for the first)",
     )
     p.add_argument("-o", "--output", metavar="FILE", help="manifest to write (default: stdout)")
-    p.set_defaults(_run="etwmc.wevt.decompile:run")
+    p.set_defaults(_run="etwmc.decompile:run")
 
 
 class _WevtAction(argparse.Action):

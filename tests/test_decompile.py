@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from etwmc.decompile import decompile
 from etwmc.validate import check_bytes, check_file
 from etwmc.wevt import build_wevt
-from etwmc.wevt.decompile import decompile
 from etwmc.wevt.reader import parse_blob, read_wevt
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -200,8 +200,8 @@ def test_winmeta_items_take_the_index_of_their_first_provider() -> None:
 def test_winmeta_keyword_of_a_third_provider_as_in_services_wevt() -> None:
     """Microsoft's services.wevt (built by mc) stores win:EventlogClassic, listed first by
     its third provider, with id 0x12000038; a manifest rebuilt from it gets the same."""
+    from etwmc.decompile import decompile
     from etwmc.wevt import build_wevt
-    from etwmc.wevt.decompile import decompile
     from etwmc.wevt.reader import read_wevt
     from etwmc.wevt.reader_raw import parse_blob
 
@@ -283,9 +283,9 @@ def test_strings_with_winmeta_ids_give_predefined_items_their_text() -> None:
 
 
 def test_winmeta_overrides_reach_the_table_and_survive_decompiling() -> None:
+    from etwmc.decompile import decompile
     from etwmc.rules import run_rules
     from etwmc.wevt import binary_outputs
-    from etwmc.wevt.decompile import decompile
     from etwmc.wevt.msgtable import read_message_table
     from etwmc.wevt.reader import read_wevt
 

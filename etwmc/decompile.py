@@ -2,7 +2,8 @@
 
 :func:`decompile` writes XML text for a :class:`~etwmc.model.Manifest` (usually one read
 from a WEVT_TEMPLATE blob by :func:`etwmc.wevt.reader.read_wevt`) such that compiling it
-again gives the same blob.  Rules:
+again gives the same blob.  It stands above the binary layer: it writes manifest XML, and
+checks its draft by validating it (:mod:`etwmc.validate`).  Rules:
 
 - predefined ``win:`` levels, tasks, opcodes, keywords and unlisted ``win:`` channels are
   referred to, never declared;
@@ -24,8 +25,10 @@ from collections.abc import Mapping
 
 from lxml import etree
 
-from .. import winmeta as wm
-from ..model import (
+from . import winmeta as wm
+from .diagnostics import finalize, render_text
+from .inputs import load_blob, write_output
+from .model import (
     Channel,
     Event,
     Field,
@@ -36,6 +39,8 @@ from ..model import (
     Template,
     XmlNode,
 )
+from .msgids import message_ids
+from .validate import check_bytes
 
 EV = wm.EVENTS_NS
 NSMAP: dict[str | None, str] = {None: EV, "win": wm.WIN_NS, "xs": wm.XS_NS}
@@ -418,9 +423,6 @@ def decompile(manifest: Manifest) -> str:
 
 
 def _compiled_ids(text: str) -> dict[str, int] | None:
-    from ..msgids import message_ids
-    from ..validate import check_bytes
-
     checked = check_bytes(text.encode("utf-8"), "<decompiled>")
     if checked.manifest is None or not checked.ok:
         return None
@@ -433,9 +435,6 @@ def run(args: argparse.Namespace) -> int:
 
     What the manifest cannot give back (:mod:`etwmc.wevt.fidelity`) is reported on
     stderr as warnings and notes; they do not change the exit code."""
-    from ..diagnostics import finalize, render_text
-    from ..inputs import load_blob, write_output
-
     cultures = getattr(args, "culture", None) or ()
     manifest, problems = load_blob(args.blob, args.messages, cultures, xml_text=True, losses=True)
     if manifest is None:
