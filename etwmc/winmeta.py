@@ -95,6 +95,17 @@ KEYWORDS: Final = _items(
     ]
 )
 
+# The predefined items by kind, as the model's declarations name their kinds.
+PREDEFINED: Final = MappingProxyType(
+    {"level": LEVELS, "task": TASKS, "opcode": OPCODES, "keyword": KEYWORDS}
+)
+
+
+def predefined(kind: str, name: str) -> WinItem | None:
+    """The predefined item a ``win:`` name stands for (``kind``: "level", "task",
+    "opcode" or "keyword"); None for any other name."""
+    return PREDEFINED[kind].get(name[4:]) if name.startswith("win:") else None
+
 
 @dataclass(frozen=True, slots=True)
 class WinChannel:
