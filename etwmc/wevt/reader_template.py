@@ -22,6 +22,7 @@ from urllib.parse import quote
 from .. import winmeta as wm
 from ..diagnostics import Span
 from ..model import BINARY_LENGTH_FIELD, Extent, Field, Map, Struct, Template, XmlNode
+from ..winmeta import InTypeCode
 from .binxml import encode_template
 from .crim import PROP_FIXED_COUNT, PROP_FIXED_LENGTH, PROP_VAR_COUNT, PROP_VAR_LENGTH
 from .reader_binxml import Element, Subst, Text, WevtError
@@ -59,7 +60,7 @@ def read_template(
         it = wm.IN_TYPES_BY_CODE.get(p.in_type)
         ot = wm.OUT_TYPES_BY_CODE.get(p.out_type)
         length = extent(p, p.length, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
-        if length is None and p.in_type == 19 and p.length:
+        if length is None and p.in_type == InTypeCode.SID and p.length:
             length = p.length  # mc stores a SID's constant length without the flag
         mp = by_map.get(p.map_offset) if p.map_offset else None
         if p.map_offset and mp is None:
@@ -121,6 +122,11 @@ def read_template(
     )
 
 
+# The default outTypes of win:UInt32 and win:Binary, which mc stores for those two fields.
+_UNSIGNED_INT = wm.OUT_TYPES["xs:unsignedInt"].code
+_HEX_BINARY = wm.OUT_TYPES["xs:hexBinary"].code
+
+
 def _binary_item(t: RawTemplate) -> str | None:
     """The name of the ``<binary>`` item an EventData template ends with, if it has one.
 
@@ -137,11 +143,12 @@ def _binary_item(t: RawTemplate) -> str | None:
         isinstance(last, Element)
         and last.name == "Binary"
         and not last.attrs
-        and last.children == [Subst(n - 1, 14)]  # 14: win:Binary
+        and last.children == [Subst(n - 1, InTypeCode.BINARY)]
         and size.name == BINARY_LENGTH_FIELD
-        and (size.flags, size.in_type, size.out_type) == (0, 8, 8)
+        and (size.flags, size.in_type, size.out_type) == (0, InTypeCode.UINT32, _UNSIGNED_INT)
         and (size.map_offset, size.count, size.length) == (0, 0, 0)
-        and (data.flags, data.in_type, data.out_type) == (PROP_VAR_LENGTH, 14, 15)
+        and (data.flags, data.in_type, data.out_type)
+        == (PROP_VAR_LENGTH, InTypeCode.BINARY, _HEX_BINARY)
         and (data.map_offset, data.count, data.length) == (0, 0, n - 2)
     )
     return data.name if shape else None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .. import winmeta as wm
 from ..model import Field, Provider, Struct, Template
+from ..winmeta import InTypeCode
 from .binxml import encode_template
 from .crim import (
     LIST_HEADER,
@@ -111,9 +112,9 @@ def _field_entry(
 ) -> None:
     cflag, count = _extent(f.count, index, base, PROP_FIXED_COUNT, PROP_VAR_COUNT)
     lflag, length = _extent(f.length, index, base, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
-    if lflag == PROP_FIXED_LENGTH and f.in_type is not None and f.in_type.qname == "win:SID":
+    if lflag == PROP_FIXED_LENGTH and f.in_type is not None and f.in_type.code == InTypeCode.SID:
         lflag = 0
-    in_code = f.in_type.code if f.in_type is not None else 0
+    in_code = f.in_type.code if f.in_type is not None else InTypeCode.NULL
     out_code = _out_code(f)
     map_at = 0
     if f.map is not None:
