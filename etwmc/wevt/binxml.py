@@ -30,6 +30,7 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import struct
 from collections.abc import Sequence
@@ -303,7 +304,7 @@ def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[by
 # --------------------------------------------------------------------------- MD5 (mc 8.1)
 
 _MD5_S = [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4
-_MD5_K = [int(abs(__import__("math").sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
+_MD5_K = [int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
 
 
 def _md5(data: bytes, state: tuple[int, int, int, int]) -> bytes:
