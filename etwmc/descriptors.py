@@ -4,14 +4,19 @@ Python module and the C header alike).
 * :func:`descriptor`: the values mc puts in each EVENT_DESCRIPTOR;
 * :func:`enable_pairs`: mc's enable bits, one per distinct (level, keyword) pair of a
   provider's events, in event order;
-* :func:`traits_blob`: the provider-traits blob mc registers with.
+* :func:`traits_blob`: the provider-traits blob mc registers with;
+* :func:`provider_items`: the channels, levels, tasks, opcodes and keywords a provider's
+  metadata lists, in mc's order (the message ids, the WEVT blob and the header's
+  constants all follow it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
-from .model import Event, Provider
+from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
 
 START_OPCODE = 1
 STOP_OPCODE = 2
@@ -81,4 +86,49 @@ def traits_blob(provider: Provider) -> bytes:
         provider.name if include_name else "",
         group,
         decode_guid=provider.guid if provider.control_guid is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------- listed items
+
+_Item = TypeVar("_Item", Channel, Level, Task, Opcode, Keyword)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderItems:
+    """What a provider's metadata lists, before any sorting (:func:`provider_items`)."""
+
+    channels: tuple[Channel, ...]
+    levels: tuple[Level, ...]
+    tasks: tuple[Task, ...]
+    opcodes: tuple[Opcode, ...]
+    keywords: tuple[Keyword, ...]
+
+
+def _extend(declared: Iterable[_Item], used: Iterable[_Item | None]) -> tuple[_Item, ...]:
+    out = list(declared)
+    seen = {id(x) for x in out}
+    for x in used:
+        if x is not None and id(x) not in seen:
+            seen.add(id(x))
+            out.append(x)
+    return tuple(out)
+
+
+def provider_items(p: Provider) -> ProviderItems:
+    """The items ``p``'s metadata lists, in mc's order before any sorting.
+
+    mc lists what the provider declares plus the predefined ``win:`` items its events
+    refer to (``win:Error``, ``win:Start``, ``win:None``, ``win:ResponseTime``,
+    ``System``...).  Declared items come first in document order, then each predefined
+    item the first time an event (in document order) refers to it.  A ``win:`` channel
+    named directly by an event is appended to the channel list (it has no keyword bit).
+    """
+    ev = p.events
+    return ProviderItems(
+        channels=_extend(p.channels, (e.channel for e in ev)),
+        levels=_extend(p.levels, (e.level for e in ev)),
+        tasks=_extend(p.tasks, (e.task for e in ev)),
+        opcodes=_extend(p.all_opcodes(), (e.opcode for e in ev)),
+        keywords=_extend(p.keywords, (k for e in ev for k in e.keywords)),
     )

@@ -392,7 +392,7 @@ def event_resources(
 def resource_dll(
     manifest: Manifest,
     *,
-    version: int = 5,
+    version: int | None = None,
     outputs: Mapping[str, bytes] | None = None,
     base: str = "x",
 ) -> bytes:
@@ -400,7 +400,8 @@ def resource_dll(
     ``<resources>`` culture, the very bytes ``etwmc compile`` writes as files.
 
     ``outputs`` are binary outputs already made for ``base``
-    (:func:`etwmc.wevt.binary_outputs`); without them they are made here.  Raises
+    (:func:`etwmc.wevt.binary_outputs`); without them they are made here, with the
+    WEVT_TEMPLATE ``version`` given (default: the writer's).  Raises
     :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a LANGID
     (``etwmc.wevt.output_diagnostics`` reports it beforehand).
     """
@@ -408,7 +409,13 @@ def resource_dll(
     from .wevt.cultures import langid
     from .wevt.rc import message_table_file, template_file
 
-    files = outputs if outputs is not None else binary_outputs(manifest, base, version=version)
+    if outputs is None:
+        outputs = (
+            binary_outputs(manifest, base)
+            if version is None
+            else binary_outputs(manifest, base, version=version)
+        )
+    files = outputs
     tables = [
         (langid(res.culture), files[message_table_file(base, n)])
         for n, res in enumerate(manifest.resources, 1)

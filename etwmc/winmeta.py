@@ -7,7 +7,9 @@ their allowed pairings and defaults.  Everything else imports from here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import IntEnum
 from types import MappingProxyType
 from typing import Final
 
@@ -95,6 +97,17 @@ KEYWORDS: Final = _items(
     ]
 )
 
+# The predefined items by kind, as the model's declarations name their kinds.
+PREDEFINED: Final = MappingProxyType(
+    {"level": LEVELS, "task": TASKS, "opcode": OPCODES, "keyword": KEYWORDS}
+)
+
+
+def predefined(kind: str, name: str) -> WinItem | None:
+    """The predefined item a ``win:`` name stands for (``kind``: "level", "task",
+    "opcode" or "keyword"); None for any other name."""
+    return PREDEFINED[kind].get(name[4:]) if name.startswith("win:") else None
+
 
 @dataclass(frozen=True, slots=True)
 class WinChannel:
@@ -133,6 +146,42 @@ CHANNEL_TYPES: Final = ("Admin", "Operational", "Analytic", "Debug")
 # --------------------------------------------------------------------------- types
 
 
+class InTypeCode(IntEnum):
+    """TDH's inType codes (``TDH_INTYPE_*``), as metadata and payload layouts store them;
+    each name is its ``win:`` type's, in capitals (``win:CountedAnsiString``:
+    :attr:`COUNTED_ANSI_STRING`).  Hot loops compare with module-level aliases: reading
+    a member from the class costs more than a comparison."""
+
+    NULL = 0  # no type: a struct's property entry
+    UNICODE_STRING = 1
+    ANSI_STRING = 2
+    INT8 = 3
+    UINT8 = 4
+    INT16 = 5
+    UINT16 = 6
+    INT32 = 7
+    UINT32 = 8
+    INT64 = 9
+    UINT64 = 10
+    FLOAT = 11
+    DOUBLE = 12
+    BOOLEAN = 13
+    BINARY = 14
+    GUID = 15
+    POINTER = 16
+    FILETIME = 17
+    SYSTEMTIME = 18
+    SID = 19
+    HEX_INT32 = 20
+    HEX_INT64 = 21
+    COUNTED_UNICODE_STRING = 22
+    COUNTED_ANSI_STRING = 23
+    COUNTED_BINARY = 25
+
+
+_I = InTypeCode
+
+
 @dataclass(frozen=True, slots=True)
 class OutType:
     code: int
@@ -141,7 +190,7 @@ class OutType:
 
 @dataclass(frozen=True, slots=True)
 class InType:
-    code: int
+    code: InTypeCode
     qname: str  # "win:UnicodeString", ...
     size: int | None  # fixed byte size; None for variable-size types (and Pointer)
     outs: tuple[str, ...]  # allowed outType qnames, default first
@@ -157,11 +206,11 @@ class InType:
 
     @property
     def is_string(self) -> bool:
-        return self.code in (1, 2)
+        return self.code in (_I.UNICODE_STRING, _I.ANSI_STRING)
 
     @property
     def is_counted(self) -> bool:
-        return self.code in (22, 23, 25)
+        return self.code in (_I.COUNTED_UNICODE_STRING, _I.COUNTED_ANSI_STRING, _I.COUNTED_BINARY)
 
     @property
     def is_integer(self) -> bool:
@@ -225,27 +274,27 @@ IN_TYPES: Final = MappingProxyType(
     {
         t.qname: t
         for t in (
-            InType(1, "win:UnicodeString", None, _STR_OUTS, "z"),
-            InType(2, "win:AnsiString", None, _ANSI_OUTS, "s"),
-            InType(3, "win:Int8", 1, ("xs:byte", "xs:string"), "c"),
+            InType(_I.UNICODE_STRING, "win:UnicodeString", None, _STR_OUTS, "z"),
+            InType(_I.ANSI_STRING, "win:AnsiString", None, _ANSI_OUTS, "s"),
+            InType(_I.INT8, "win:Int8", 1, ("xs:byte", "xs:string"), "c"),
             InType(
-                4,
+                _I.UINT8,
                 "win:UInt8",
                 1,
                 ("xs:unsignedByte", "win:HexInt8", "xs:string", "xs:boolean"),
                 "u",
             ),
-            InType(5, "win:Int16", 2, ("xs:short",), "l"),
+            InType(_I.INT16, "win:Int16", 2, ("xs:short",), "l"),
             InType(
-                6,
+                _I.UINT16,
                 "win:UInt16",
                 2,
                 ("xs:unsignedShort", "win:Port", "win:HexInt16", "xs:string"),
                 "h",
             ),
-            InType(7, "win:Int32", 4, ("xs:int", "win:HResult"), "d"),
+            InType(_I.INT32, "win:Int32", 4, ("xs:int", "win:HResult"), "d"),
             InType(
-                8,
+                _I.UINT32,
                 "win:UInt32",
                 4,
                 (
@@ -262,31 +311,31 @@ IN_TYPES: Final = MappingProxyType(
                 ),
                 "q",
             ),
-            InType(9, "win:Int64", 8, ("xs:long",), "i"),
+            InType(_I.INT64, "win:Int64", 8, ("xs:long",), "i"),
             InType(
-                10,
+                _I.UINT64,
                 "win:UInt64",
                 8,
                 ("xs:unsignedLong", "win:ETWTIME", "win:HexInt64", "win:CodePointer"),
                 "x",
             ),
-            InType(11, "win:Float", 4, ("xs:float",), "f"),
-            InType(12, "win:Double", 8, ("xs:double",), "g"),
-            InType(13, "win:Boolean", 4, ("xs:boolean",), "t"),
-            InType(14, "win:Binary", None, _BIN_OUTS, "b"),
-            InType(15, "win:GUID", 16, ("xs:GUID",), "j"),
+            InType(_I.FLOAT, "win:Float", 4, ("xs:float",), "f"),
+            InType(_I.DOUBLE, "win:Double", 8, ("xs:double",), "g"),
+            InType(_I.BOOLEAN, "win:Boolean", 4, ("xs:boolean",), "t"),
+            InType(_I.BINARY, "win:Binary", None, _BIN_OUTS, "b"),
+            InType(_I.GUID, "win:GUID", 16, ("xs:GUID",), "j"),
             InType(
-                16,
+                _I.POINTER,
                 "win:Pointer",
                 None,
                 ("win:HexInt64", "win:CodePointer", "xs:long", "xs:unsignedLong"),
                 "p",
             ),
-            InType(17, "win:FILETIME", 8, _TIME_OUTS, "m"),
-            InType(18, "win:SYSTEMTIME", 16, _TIME_OUTS, "y"),
-            InType(19, "win:SID", None, ("xs:string",), "k"),
+            InType(_I.FILETIME, "win:FILETIME", 8, _TIME_OUTS, "m"),
+            InType(_I.SYSTEMTIME, "win:SYSTEMTIME", 16, _TIME_OUTS, "y"),
+            InType(_I.SID, "win:SID", None, ("xs:string",), "k"),
             InType(
-                20,
+                _I.HEX_INT32,
                 "win:HexInt32",
                 4,
                 (
@@ -298,14 +347,16 @@ IN_TYPES: Final = MappingProxyType(
                 ),
                 "d",
             ),
-            InType(21, "win:HexInt64", 8, ("win:HexInt64", "win:CodePointer"), "i"),
-            InType(22, "win:CountedUnicodeString", None, _STR_OUTS, "w"),
-            InType(23, "win:CountedAnsiString", None, _ANSI_OUTS, "a"),
-            InType(25, "win:CountedBinary", None, _BIN_OUTS, "e"),
+            InType(_I.HEX_INT64, "win:HexInt64", 8, ("win:HexInt64", "win:CodePointer"), "i"),
+            InType(_I.COUNTED_UNICODE_STRING, "win:CountedUnicodeString", None, _STR_OUTS, "w"),
+            InType(_I.COUNTED_ANSI_STRING, "win:CountedAnsiString", None, _ANSI_OUTS, "a"),
+            InType(_I.COUNTED_BINARY, "win:CountedBinary", None, _BIN_OUTS, "e"),
         )
     }
 )
-IN_TYPES_BY_CODE: Final = MappingProxyType({t.code: t for t in IN_TYPES.values()})
+IN_TYPES_BY_CODE: Final[Mapping[int, InType]] = MappingProxyType(
+    {t.code: t for t in IN_TYPES.values()}
+)
 
 # Older spellings accepted by mc and found in real manifests.
 IN_TYPE_ALIASES: Final = MappingProxyType(
@@ -318,15 +369,20 @@ IN_TYPE_ALIASES: Final = MappingProxyType(
 
 # inType code -> struct format of the fixed-size scalars; Boolean is a 4-byte BOOL and
 # "P" a pointer, as wide as the writing process's pointers (the session records that).
-SCALAR_FORMATS: Final = MappingProxyType(
-    {3: "b", 4: "B", 5: "h", 6: "H", 7: "i", 8: "I", 9: "q", 10: "Q"}
-    | {11: "f", 12: "d", 13: "i", 16: "P", 20: "I", 21: "Q"}
+_SCALAR_FORMATS: dict[int, str] = {
+    _I.INT8: "b", _I.UINT8: "B", _I.INT16: "h", _I.UINT16: "H", _I.INT32: "i", _I.UINT32: "I",
+    _I.INT64: "q", _I.UINT64: "Q", _I.FLOAT: "f", _I.DOUBLE: "d", _I.BOOLEAN: "i",
+    _I.POINTER: "P", _I.HEX_INT32: "I", _I.HEX_INT64: "Q",
+}  # fmt: skip
+SCALAR_FORMATS: Final[Mapping[int, str]] = MappingProxyType(_SCALAR_FORMATS)
+INTEGER_CODES: Final[frozenset[int]] = frozenset(
+    {_I.INT8, _I.UINT8, _I.INT16, _I.UINT16, _I.INT32, _I.UINT32, _I.INT64, _I.UINT64}
+    | {_I.HEX_INT32, _I.HEX_INT64}
 )
-INTEGER_CODES: Final = frozenset({3, 4, 5, 6, 7, 8, 9, 10, 20, 21})
 # inTypes a count/length reference may name (it must hold a small unsigned count).
-COUNT_LENGTH_CODES: Final = frozenset({4, 6, 8, 3, 5, 7, 9, 10, 20, 21})
+COUNT_LENGTH_CODES: Final = INTEGER_CODES
 # inTypes that may carry a value or bit map.
-MAPPABLE_CODES: Final = frozenset({4, 6, 8, 20})
+MAPPABLE_CODES: Final[frozenset[int]] = frozenset({_I.UINT8, _I.UINT16, _I.UINT32, _I.HEX_INT32})
 
 
 def in_type(qname: str) -> InType | None:

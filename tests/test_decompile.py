@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from etwmc.decompile import decompile
 from etwmc.validate import check_bytes, check_file
 from etwmc.wevt import build_wevt
-from etwmc.wevt.decompile import decompile
 from etwmc.wevt.reader import parse_blob, read_wevt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_ids_mc_would_not_assign_are_pinned() -> None:
     assert f'<message value="0x00ABCDEF" message="$(string.{first.message})"/>' in text
     checked = check_bytes(text.encode(), "pinned.man")
     assert checked.ok and checked.manifest is not None
-    from etwmc.wevt.msgids import assign_message_ids
+    from etwmc.msgids import assign_message_ids
 
     assert first.message is not None
     assert assign_message_ids(checked.manifest).strings[first.message] == 0x00ABCDEF

@@ -6,9 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from etwmc import msgids
+from etwmc.compile import compile_manifest, output_checks
 from etwmc.model import Manifest
+from etwmc.msgids import assign_message_ids
+from etwmc.options import CompileOptions
 from etwmc.validate import check_bytes, check_file
-from etwmc.wevt import assign_message_ids, output_diagnostics
+from etwmc.wevt import output_diagnostics
 
 HEAD = """<?xml version="1.0" encoding="utf-8"?>
 <instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
@@ -197,8 +201,8 @@ def test_winmeta_items_take_the_index_of_their_first_provider() -> None:
 def test_winmeta_keyword_of_a_third_provider_as_in_services_wevt() -> None:
     """Microsoft's services.wevt (built by mc) stores win:EventlogClassic, listed first by
     its third provider, with id 0x12000038; a manifest rebuilt from it gets the same."""
+    from etwmc.decompile import decompile
     from etwmc.wevt import build_wevt
-    from etwmc.wevt.decompile import decompile
     from etwmc.wevt.reader import read_wevt
     from etwmc.wevt.reader_raw import parse_blob
 
@@ -280,9 +284,9 @@ def test_strings_with_winmeta_ids_give_predefined_items_their_text() -> None:
 
 
 def test_winmeta_overrides_reach_the_table_and_survive_decompiling() -> None:
+    from etwmc.decompile import decompile
     from etwmc.rules import run_rules
     from etwmc.wevt import binary_outputs
-    from etwmc.wevt.decompile import decompile
     from etwmc.wevt.msgtable import read_message_table
     from etwmc.wevt.reader import read_wevt
 
@@ -313,3 +317,62 @@ def test_a_second_version_on_a_global_channel_keeps_its_version() -> None:
     ids = assign_message_ids(m)
     assert ids.strings == {"v0": 0x00000001, "v1": 0x00010001}
     assert ids.diagnostics == []
+
+
+# --------------------------------------------------------------------------- once per model
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[Manifest]:
+    """Record every manifest whose ids are assigned from now on."""
+    seen: list[Manifest] = []
+    real = msgids.assign_message_ids
+
+    def counted(m: Manifest) -> msgids.MessageIds:
+        seen.append(m)
+        return real(m)
+
+    monkeypatch.setattr(msgids, "assign_message_ids", counted)
+    return seen
+
+
+def test_a_compile_assigns_the_ids_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rules, output checks, WEVT blob, message tables, C header and DLL share one
+    assignment: the diagnostics of ETW650/651 come from a single run."""
+    seen = _counting(monkeypatch)
+    result = compile_manifest(
+        MANIFESTS / "valid" / "sixteen_providers.man",
+        CompileOptions(c_header="um", resource_dll=True),
+        base="x",
+    )
+    assert result.ok and "xTEMP.BIN" in result.files and "x.h" in result.files
+    assert len(seen) == 1
+
+
+def test_lint_assigns_the_ids_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _counting(monkeypatch)
+    checked = check_file(MANIFESTS / "invalid" / "duplicates.man")
+    assert checked.manifest is not None
+    found = output_checks(checked.manifest)
+    assert "ETW651" in {d.code for d in checked.diagnostics}
+    # One assignment, so validation's rule and the output checks report the same things.
+    assert {d for d in found if d.code == "ETW651"} == {
+        d for d in checked.diagnostics if d.code == "ETW651"
+    }
+    assert len(seen) == 1
+
+
+def test_each_model_has_its_own_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = _counting(monkeypatch)
+    a = _manifest(_provider(1, '<events><event value="1" message="$(string.e)"/></events>'), ["e"])
+    b = _manifest(_provider(1, '<events><event value="2" message="$(string.e)"/></events>'), ["e"])
+    assert seen == [a, b]  # each assigned once, by its validation's rule
+    assert msgids.message_ids(a) is msgids.message_ids(a)
+    assert msgids.message_ids(a).strings == {"e": 0xB0000001}
+    assert msgids.message_ids(b).strings == {"e": 0xB0000002}
+    assert seen == [a, b]
+
+
+def test_shared_ids_are_read_only() -> None:
+    ids = msgids.message_ids(_manifest(_provider(1, ""), []))
+    with pytest.raises(TypeError):
+        ids.strings["x"] = 1  # type: ignore[index]

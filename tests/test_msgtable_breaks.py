@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etwmc.decode import Decoder
+from etwmc.decompile import decompile
 from etwmc.msgformat import exact_source, source_text, table_text
 from etwmc.validate import check_bytes
 from etwmc.wevt import build_message_tables, build_wevt
-from etwmc.wevt.decompile import decompile
 from etwmc.wevt.msgtable import encode_messages, read_message_table
 from etwmc.wevt.reader import read_wevt, read_wevt_with_losses
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from etwmc.decompile import decompile
 from etwmc.validate import check_bytes
 from etwmc.wevt import build_wevt
-from etwmc.wevt.decompile import decompile
 from etwmc.wevt.reader import read_wevt, read_wevt_with_losses
 from etwmc.wevt.reader_binxml import Element, Subst
 from etwmc.wevt.reader_raw import RawBlob, RawTemplate, parse_blob

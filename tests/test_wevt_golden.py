@@ -18,7 +18,7 @@ from etwmc import winmeta as wm
 from etwmc.model import Manifest
 from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, build_message_tables, build_rc, build_wevt
-from etwmc.wevt.layout import explain_difference, first_difference
+from etwmc.wevt.crim import explain_difference, first_difference
 from etwmc.wevt.msgtable import read_message_table
 
 ETK = GOLDEN / "event-trace-kit"

@@ -34,7 +34,7 @@ from etwmc.model import (
 )
 from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, build_wevt, output_diagnostics
-from etwmc.wevt.layout import block_at
+from etwmc.wevt.crim import block_at
 from etwmc.wevt.msgtable import read_message_table
 
 INVALID = Path(__file__).resolve().parent / "manifests" / "invalid"

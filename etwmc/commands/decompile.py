@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..decompile import decompile
 from ..diagnostics import finalize, render_text
 from ..inputs import load_blob, write_output
-from ..wevt.decompile import decompile
 
 DESCRIPTION = (
     "Rebuild an instrumentation manifest from a compiled WEVT_TEMPLATE blob (<base>TEMP.BIN) "

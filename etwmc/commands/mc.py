@@ -55,9 +55,9 @@ from ..diff import diff_manifests, load
 from ..emit import EmitError, check_name, default_base, write_all
 from ..header import HeaderOptions, build_header, message_ids
 from ..model import Manifest
+from ..msgids import MessageIds
 from ..validate import check_file
 from ..wevt import binary_outputs, output_diagnostics
-from ..wevt.msgids import MessageIds
 from ..wevt.rc import template_file
 
 USAGE = """\

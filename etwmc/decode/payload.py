@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from .. import winmeta as wm
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import Stop, table_text, tokens
+from ..winmeta import InTypeCode
 
 if TYPE_CHECKING:
     pass
@@ -305,7 +306,7 @@ class PayloadReader:
         """One value: (JSON value, insert text, integer value or None)."""
         it = f.in_type.code if f.in_type else -1
         name = f.name
-        if it == 1 and length is None:  # the most common type after integers
+        if it == _UNICODE and length is None:  # the most common type after integers
             s = self.utf16(name, None)
             return s, s, None
         out = (f.out_type.qname if f.out_type else None) or (
@@ -314,10 +315,10 @@ class PayloadReader:
         if it in _INT_FORMATS:
             size, fmt = _INT_FORMATS[it]
             raw_bytes = self.take(size, name)
-            if it == 6 and out == "win:Port":
+            if it == _UINT16 and out == "win:Port":
                 v = int.from_bytes(raw_bytes, "big")
                 return v, str(v), v
-            if it == 8 and out == "win:IPv4":
+            if it == _UINT32 and out == "win:IPv4":
                 ip = str(ipaddress.IPv4Address(raw_bytes))
                 return ip, ip, int.from_bytes(raw_bytes, "little")
             v = struct.unpack(fmt, raw_bytes)[0]
@@ -327,58 +328,59 @@ class PayloadReader:
                     mv = self.mapped(mp, v)
                     return mv, mv if isinstance(mv, str) else " | ".join(map(str, mv)), v
             shown = _format_int(v, size, it, out)
-            if out == "xs:boolean" and it == 4:
+            if out == "xs:boolean" and it == _UINT8:
                 return bool(v), "true" if v else "false", v
-            if out == "xs:string" and it in (3, 4, 6):
+            if out == "xs:string" and it in _CHARACTERS:
                 ch = chr(v & 0xFF if size == 1 else v)
                 return ch, ch, v
             if isinstance(shown, str) and shown.startswith("0x"):
                 return shown, shown, v
             return v, str(v), v
-        if it in (11, 12):
-            v = struct.unpack("<f" if it == 11 else "<d", self.take(4 if it == 11 else 8, name))[0]
+        if it in _REALS:
+            single = it == _FLOAT
+            v = struct.unpack("<f" if single else "<d", self.take(4 if single else 8, name))[0]
             if not math.isfinite(v):
                 return repr(v), repr(v), None  # JSON has no NaN or infinity
             return v, repr(v), None
-        if it == 13:
+        if it == _BOOLEAN:
             v = struct.unpack("<i", self.take(4, name))[0]
             return bool(v), "true" if v else "false", v
-        if it == 1:
+        if it == _UNICODE:
             s = self.utf16(name, length)
             return s, s, None
-        if it == 2:
+        if it == _ANSI:
             s = self.ansi(name, length, out)
             return s, s, None
-        if it == 22:
+        if it == _COUNTED_UNICODE:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
             s = self.take(nbytes, name).decode("utf-16-le", errors="replace")
             return s, s, None
-        if it == 23:
+        if it == _COUNTED_ANSI:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
             s = _ansi_text(self.take(nbytes, name), out)
             return s, s, None
-        if it in (14, 25):
-            if it == 25:
+        if it in _BINARIES:
+            if it == _COUNTED_BINARY:
                 length = struct.unpack("<H", self.take(2, name))[0]
             if length is None:
                 raise self.fail(name, "win:Binary needs a length")
             b = self.take(length, name)
             return self.binary(name, b, out)
-        if it == 15:
+        if it == _GUID:
             g = "{" + str(uuid.UUID(bytes_le=self.take(16, name))).upper() + "}"
             return g, g, None
-        if it == 16:
+        if it == _POINTER:
             v = int.from_bytes(self.take(self.ptr, name), "little")
             s = f"0x{v:X}"
             return s, s, v
-        if it == 17:
+        if it == _FILETIME:
             v = struct.unpack("<Q", self.take(8, name))[0]
             s = filetime_text(v)
             return s, s, None
-        if it == 18:
+        if it == _SYSTEMTIME:
             s = self.systemtime(name)
             return s, s, None
-        if it == 19:
+        if it == _SID:
             s = self.sid(name, length)
             return s, s, None
         raise self.fail(name, f"cannot decode inType {f.in_type_text!r}")
@@ -482,6 +484,19 @@ class _Run:
 
 _SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
 
+# inType codes as plain names: a member read from the enum class in the per-value path
+# would cost more than the comparisons it names.
+_UNICODE, _ANSI = InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING
+_COUNTED_UNICODE, _COUNTED_ANSI = InTypeCode.COUNTED_UNICODE_STRING, InTypeCode.COUNTED_ANSI_STRING
+_UINT8, _UINT16, _UINT32 = InTypeCode.UINT8, InTypeCode.UINT16, InTypeCode.UINT32
+_FLOAT, _BOOLEAN, _GUID = InTypeCode.FLOAT, InTypeCode.BOOLEAN, InTypeCode.GUID
+_POINTER, _FILETIME, _SYSTEMTIME = InTypeCode.POINTER, InTypeCode.FILETIME, InTypeCode.SYSTEMTIME
+_SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
+_CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
+_REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
+_BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
+_HEX_INTEGERS = frozenset({InTypeCode.HEX_INT32, InTypeCode.HEX_INT64})
+
 
 def _plain(item: Field | Struct, *, counted: bool = False) -> bool:
     """An integer field whose value is the number itself (``counted``: an array is too)."""
@@ -490,7 +505,11 @@ def _plain(item: Field | Struct, *, counted: bool = False) -> bool:
     if (item.count is not None and not counted) or item.length is not None or item.map:
         return False
     out = item.out_type.qname if item.out_type else item.in_type.default_out
-    return 3 <= item.in_type.code <= 10 and out not in _HEX_OUTS and out not in _SPECIAL_OUTS
+    return (
+        InTypeCode.INT8 <= item.in_type.code <= InTypeCode.UINT64
+        and out not in _HEX_OUTS
+        and out not in _SPECIAL_OUTS
+    )
 
 
 def _plan(items: Sequence[Field | Struct]) -> list[Field | Struct | _Run]:
@@ -533,7 +552,7 @@ _HEX_OUTS = {
 
 
 def _format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
-    if in_type in (20, 21) and out not in _HEX_OUTS:
+    if in_type in _HEX_INTEGERS and out not in _HEX_OUTS:
         return f"0x{v:0{2 * size}X}"
     if out in _HEX_OUTS:
         width = _HEX_OUTS[out]

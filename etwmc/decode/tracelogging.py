@@ -34,9 +34,10 @@ from typing import Any
 
 from .. import winmeta as wm
 from ..model import Field
+from ..winmeta import InTypeCode
 from .payload import MAX_ARRAY, DecodeError, PayloadReader
 
-STRUCT = 24
+STRUCT = 24  # TraceLogging's own: the manifest has no inType 24
 CCOUNT = 0x20
 VCOUNT = 0x40
 CUSTOM = 0x60
@@ -68,6 +69,9 @@ _OUT_NAMES = {
 _HEX_BY_SIZE = {1: "win:HexInt8", 2: "win:HexInt16", 4: "win:HexInt32", 8: "win:HexInt64"}
 OUT_STRING = 2
 OUT_HEX = 4
+# Arrays of these shown as a string (OUT_STRING): 8-bit and 16-bit characters.
+_CHARACTER_ARRAYS = frozenset({InTypeCode.UINT8, InTypeCode.UINT16})
+_WIDE_CHARACTERS = InTypeCode.UINT16
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +186,8 @@ def _nest(
 
 
 def _field(name: str, in_type: int, out_type: int) -> Field:
-    code = 25 if in_type == 14 else in_type  # TraceLogging's Binary is counted
+    # TraceLogging's Binary is counted
+    code = InTypeCode.COUNTED_BINARY if in_type == InTypeCode.BINARY else in_type
     it = wm.IN_TYPES_BY_CODE.get(code)
     if it is None:
         raise DecodeError(f"TraceLogging field '{name}': inType {in_type} is unknown")
@@ -225,9 +230,10 @@ def _scope(r: PayloadReader, fields: Sequence[TlField]) -> dict[str, Any]:
             continue
         if n > MAX_ARRAY:
             raise r.fail(f.name, f"count {n} is out of range")
-        if f.out_type == OUT_STRING and f.in_type in (4, 6):
-            raw = r.take(n * (f.in_type // 2 - 1), f.name)
-            text = raw.decode("utf-16-le" if f.in_type == 6 else "cp1252", errors="replace")
+        if f.out_type == OUT_STRING and f.in_type in _CHARACTER_ARRAYS:
+            wide = f.in_type == _WIDE_CHARACTERS
+            raw = r.take(n * (2 if wide else 1), f.name)
+            text = raw.decode("utf-16-le" if wide else "cp1252", errors="replace")
             values[f.name] = text.split("\0", 1)[0]
             continue
         values[f.name] = [_one(r, f) for _ in range(n)]

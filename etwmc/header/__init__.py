@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import msgids
 from ..codes import E_SYMBOL, E_TRAITS, W_DESCRIPTORS, W_DUPLICATE
 from ..descriptors import traits_blob
 from ..diagnostics import Diagnostic, diag, has_errors
 from ..model import Manifest
-from ..wevt.msgids import MessageIds, assign_message_ids, with_customer_bit
+from ..msgids import MessageIds, with_customer_bit
 from .names import comment
 from .preamble import preamble
 from .writer import HeaderWriter, Settings
@@ -79,7 +80,7 @@ class HeaderResult:
 
 def message_ids(manifest: Manifest, options: HeaderOptions) -> MessageIds:
     """The message ids the header's ``MSG_*`` and the binaries use for these options."""
-    ids = assign_message_ids(manifest)
+    ids = msgids.message_ids(manifest)
     return with_customer_bit(manifest, ids) if options.customer_bit else ids
 
 

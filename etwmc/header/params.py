@@ -37,28 +37,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Field, Struct, Template
+from ..winmeta import InTypeCode
 from .names import sanitize
 
 # inType code -> C type of one value, for the types passed by value (or by pointer
 # to an array of them).
-_SCALARS = {
-    3: "signed char",
-    4: "unsigned char",
-    5: "signed short",
-    6: "unsigned short",
-    7: "signed int",
-    8: "unsigned int",
-    9: "signed __int64",
-    10: "unsigned __int64",
-    11: "float",
-    12: "double",
-    13: "signed int",  # a Boolean is a 4-byte BOOL
-    20: "signed int",
-    21: "signed __int64",
+_SCALARS: dict[int, str] = {
+    InTypeCode.INT8: "signed char",
+    InTypeCode.UINT8: "unsigned char",
+    InTypeCode.INT16: "signed short",
+    InTypeCode.UINT16: "unsigned short",
+    InTypeCode.INT32: "signed int",
+    InTypeCode.UINT32: "unsigned int",
+    InTypeCode.INT64: "signed __int64",
+    InTypeCode.UINT64: "unsigned __int64",
+    InTypeCode.FLOAT: "float",
+    InTypeCode.DOUBLE: "double",
+    InTypeCode.BOOLEAN: "signed int",  # a Boolean is a 4-byte BOOL
+    InTypeCode.HEX_INT32: "signed int",
+    InTypeCode.HEX_INT64: "signed __int64",
 }
-_RECORDS = {15: "GUID", 17: "FILETIME", 18: "SYSTEMTIME"}
-_UNICODE, _ANSI, _BINARY, _POINTER, _SID = 1, 2, 14, 16, 19
-_COUNTED_UNICODE, _COUNTED_ANSI, _COUNTED_BINARY = 22, 23, 25
+_RECORDS: dict[int, str] = {
+    InTypeCode.GUID: "GUID",
+    InTypeCode.FILETIME: "FILETIME",
+    InTypeCode.SYSTEMTIME: "SYSTEMTIME",
+}
+_UNICODE, _ANSI, _BINARY = InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING, InTypeCode.BINARY
+_POINTER, _SID = InTypeCode.POINTER, InTypeCode.SID
+_COUNTED_UNICODE = InTypeCode.COUNTED_UNICODE_STRING
+_COUNTED_ANSI = InTypeCode.COUNTED_ANSI_STRING
 _STRINGISH = frozenset({_UNICODE, _ANSI, _BINARY})
 
 MAX_DESCRIPTORS = 128  # EventWriteTransfer refuses more (MAX_EVENT_DATA_DESCRIPTORS)
@@ -161,7 +168,7 @@ def _param(item: Field | Struct, k: int, index: dict[str, int]) -> Param:
             mangle("n", count, None),
         )
     t = item.in_type
-    code = t.code if t is not None else 0
+    code = t.code if t is not None else InTypeCode.NULL
     letter = t.mangle if t is not None else "b"
     if code in _SCALARS or code == _POINTER:
         ctype = _SCALARS.get(code, "void*")

@@ -20,11 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..codes import E_SYMBOL, W_DESCRIPTORS, W_DUPLICATE
-from ..descriptors import descriptor, enable_pairs, traits_blob
+from ..descriptors import descriptor, enable_pairs, provider_items, traits_blob
 from ..diagnostics import Diagnostic, Span, diag
 from ..model import Event, Manifest, Map, Provider
-from ..wevt.collect import provider_items
-from ..wevt.msgids import MessageIds
+from ..msgids import MessageIds
 from .names import (
     KEYWORDS,
     c_string,

@@ -16,16 +16,23 @@ from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
-from ..winmeta import SCALAR_FORMATS
+from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .literals import pystr
 from .reserved import PARAM_SCOPE
 
-STRUCT_CODE = 0  # the code the generic encoder uses for a <struct>
+_I = InTypeCode
+STRUCT_CODE = _I.NULL  # the code the generic encoder uses for a <struct>
 
-_PY_TYPES = {1: "str", 2: "str", 22: "str", 23: "str", 11: "float", 12: "float"}
-_PY_TYPES |= {13: "bool", 14: "bytes", 25: "bytes", 15: "uuid.UUID", 17: "datetime"}
-_PY_TYPES |= {18: "datetime", 19: "str | bytes"}
+# The Python type of a value, for the inTypes that are not integers.
+_PY_TYPES: dict[int, str] = {
+    _I.UNICODE_STRING: "str", _I.ANSI_STRING: "str",
+    _I.COUNTED_UNICODE_STRING: "str", _I.COUNTED_ANSI_STRING: "str",
+    _I.FLOAT: "float", _I.DOUBLE: "float", _I.BOOLEAN: "bool",
+    _I.BINARY: "bytes", _I.COUNTED_BINARY: "bytes", _I.GUID: "uuid.UUID",
+    _I.FILETIME: "datetime", _I.SYSTEMTIME: "datetime", _I.SID: "str | bytes",
+}  # fmt: skip
+_ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
 class ParamCtx(NamedTuple):
@@ -122,7 +129,7 @@ def _utf8(f: Field) -> bool:
     """ANSI strings are Windows-1252 unless their outType is win:Utf8."""
     return (
         f.in_type is not None
-        and f.in_type.code in (2, 23)
+        and f.in_type.code in _ANSI
         and (f.out_type is not None and f.out_type.qname == "win:Utf8")
     )
 
@@ -174,7 +181,7 @@ def _specs(
             # A type alias per struct shape keeps signatures short.
             alias = aliases.setdefault(user, f"_Struct{len(aliases)}")
             types.append(f"Sequence[{alias}]" if _count(it) is not None else alias)
-            code_ = STRUCT_CODE
+            code_: int = STRUCT_CODE
         else:
             if it.in_type is None:
                 diags.append(
@@ -185,7 +192,7 @@ def _specs(
             else:
                 types.append(_py_type(it))
                 code_ = it.in_type.code
-        args = [pystr(it.name), str(code_)]
+        args = [pystr(it.name), str(int(code_))]
         for key, val in (
             ("count_const", count),
             ("count_ref", count_ref),
@@ -231,16 +238,16 @@ def _inline(
         if _count(it) is not None or _length(it) is not None:
             return None
         c = it.in_type.code
-        if c in SCALAR_FORMATS or c == 15:
+        if c in SCALAR_FORMATS or c == _I.GUID:
             run_fmt += SCALAR_FORMATS.get(c, "16s")
-            run_args.append(f"{name}.bytes_le" if c == 15 else name)
+            run_args.append(f"{name}.bytes_le" if c == _I.GUID else name)
             continue
-        if c not in (1, 2):
+        if c not in (_I.UNICODE_STRING, _I.ANSI_STRING):
             return None
         if run_fmt:
             runs.append((run_fmt, run_args))
             run_fmt, run_args = "", []
-        if c == 1:
+        if c == _I.UNICODE_STRING:
             runs.append(("_u16", name, 'b"\\x00\\x00"'))
         elif _utf8(it):
             runs.append((None, name, 'b"\\x00"'))

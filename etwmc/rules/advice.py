@@ -34,6 +34,7 @@ from ..codes import (
 from ..diagnostics import Diagnostic, diag
 from ..guid import guid_hint
 from ..model import Manifest
+from ..msgids import message_ids
 from ._util import event_label, fields_of, plural
 
 
@@ -112,9 +113,7 @@ def unused_items(m: Manifest) -> Iterator[Diagnostic]:
 
 
 def unused_strings(m: Manifest) -> Iterator[Diagnostic]:
-    from ..wevt.msgids import assign_message_ids
-
-    used = set(assign_message_ids(m).strings)
+    used = set(message_ids(m).strings)
     for res in m.resources:
         unused = sorted(sid for sid in res.strings if sid not in used)
         if unused:

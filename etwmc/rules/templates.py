@@ -40,10 +40,11 @@ from ..codes import (
 )
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Manifest, Struct, Template
+from ..winmeta import InTypeCode
 from ._util import fields_of
 
 # inTypes whose length is meaningful: characters of a string, bytes of binary data.
-_LENGTH_CODES = frozenset({1, 2, 14})
+_LENGTH_CODES = frozenset({InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING, InTypeCode.BINARY})
 
 
 def template_items(m: Manifest) -> Iterator[Diagnostic]:
@@ -139,7 +140,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
                 attr="inType",
             )
         return
-    if it.code == 14 and f.length is None:
+    if it.code == InTypeCode.BINARY and f.length is None:
         yield diag(
             E_BINARY_LENGTH,
             f.span,

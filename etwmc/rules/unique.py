@@ -20,7 +20,7 @@ ambiguous (and mc rejects the manifest).  Keys, per provider unless stated:
   id, which ETW651 reports).
 
 Message ids after assignment are checked where they are assigned,
-:func:`etwmc.wevt.msgids.assign_message_ids` (ETW650, ETW651); the rule
+:func:`etwmc.msgids.assign_message_ids` (ETW650, ETW651); the rule
 :func:`message_ids` reports its findings during validation too.
 
 Symbols are compared as written: they become C identifiers in the same namespace.
@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import TypeVar
 
+from .. import msgids
 from ..codes import (
     E_DUP_CHANNEL,
     E_DUP_EVENT,
@@ -399,6 +400,4 @@ def message_ids(m: Manifest) -> list[Diagnostic]:
     automatic one, or opcodes of tasks whose values share their low 8 bits), and
     providers past the 16th that need ids mc would not assign: reported by the one
     implementation of mc's id assignment, so ``lint`` and ``compile`` agree."""
-    from ..wevt.msgids import assign_message_ids
-
-    return list(assign_message_ids(m).diagnostics)
+    return list(msgids.message_ids(m).diagnostics)

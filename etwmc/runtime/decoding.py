@@ -22,7 +22,20 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..winmeta import SCALAR_FORMATS
-from .payload import Field
+from .payload import (
+    ANSI,
+    BINARY,
+    COUNTED_ANSI,
+    COUNTED_BINARY,
+    COUNTED_UNICODE,
+    FILETIME,
+    GUID,
+    SID,
+    STRUCT,
+    SYSTEMTIME,
+    UNICODE,
+    Field,
+)
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
 
@@ -35,6 +48,7 @@ _STRUCTS: Final = {
 _U16: Final = struct.Struct("<H")
 _SYSTEMTIME: Final = struct.Struct("<8H")
 _FILETIME: Final = struct.Struct("<Q")
+_COUNTED: Final = frozenset({COUNTED_UNICODE, COUNTED_ANSI, COUNTED_BINARY})  # a u16 size first
 
 
 class PayloadDecodeError(ValueError):
@@ -118,32 +132,32 @@ def _one(f: Field, reader: _Reader, length: int | None, prefix: str) -> object:
     if fixed is not None:
         (value,) = fixed.unpack(reader.take(fixed.size))
         return value
-    if code == 0:
+    if code == STRUCT:
         return _decode_level(f.members, reader, f"{prefix}{f.name}.")
-    if code == 1:
+    if code == UNICODE:
         raw = reader.until(b"\0\0") if length is None else reader.take(2 * length)
         return raw.decode("utf-16-le", "replace").rstrip("\0") if length else _utf16(raw)
-    if code == 2:
+    if code == ANSI:
         raw = reader.until(b"\0") if length is None else reader.take(length)
         return _ansi(f, raw.rstrip(b"\0") if length else raw)
-    if code in (22, 23, 25):
+    if code in _COUNTED:
         (size,) = _U16.unpack(reader.take(2))
         raw = reader.take(size)
-        if code == 22:
+        if code == COUNTED_UNICODE:
             return _utf16(raw)
-        return _ansi(f, raw) if code == 23 else raw
-    if code == 14:
+        return _ansi(f, raw) if code == COUNTED_ANSI else raw
+    if code == BINARY:
         if length is None:
             raise ValueError("a binary field needs a length")
         return reader.take(length)
-    if code == 15:
+    if code == GUID:
         return uuid.UUID(bytes_le=reader.take(16))
-    if code == 17:
+    if code == FILETIME:
         (ticks,) = _FILETIME.unpack(reader.take(8))
         return ticks
-    if code == 18:
+    if code == SYSTEMTIME:
         return _SYSTEMTIME.unpack(reader.take(16))
-    if code == 19:
+    if code == SID:
         return _sid(reader, length)
     raise ValueError(f"inType {code} cannot be decoded")
 

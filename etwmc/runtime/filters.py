@@ -52,7 +52,7 @@ from typing import Final, TypeVar
 
 from ..winmeta import INTEGER_CODES, SCALAR_FORMATS
 from .decoding import PayloadDecodeError, decode_payload
-from .payload import Field
+from .payload import BOOLEAN, FILETIME, GUID, STRINGS, Field
 
 __all__ = [
     "MAX_EVENT_IDS",
@@ -71,10 +71,8 @@ INTEGER_OPERATORS: Final = ("EQ", "NE", "LE", "GT", "LT", "GE", "BETWEEN", "NOTB
 STRING_OPERATORS: Final = ("CONTAINS", "DOESNTCONTAIN", "IS", "ISNOT")
 OPERATORS: Final = INTEGER_OPERATORS + STRING_OPERATORS
 
-_STRING_CODES: Final = frozenset({1, 2, 22, 23})
-_GUID_CODE: Final = 15
 # Boolean (a 4-byte int) and FILETIME (a u64 count) compare as the integers they hold.
-_INTEGER_FIELD_CODES: Final = INTEGER_CODES | {13, 17}
+_INTEGER_FIELD_CODES: Final = INTEGER_CODES | {BOOLEAN, FILETIME}
 _BITS: Final = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q": 64}
 _COMPARE: Final[dict[str, Callable[[int, int], bool]]] = {
     "EQ": op.eq,
@@ -203,13 +201,13 @@ def _check(f: Field, operator: str, value: object) -> Check:
         if operator not in INTEGER_OPERATORS:
             raise ValueError(f"an integer field takes {' '.join(INTEGER_OPERATORS)}")
         return _integer_check(name, operator, value, _range(f.code))
-    if f.code in _STRING_CODES:
+    if f.code in STRINGS:
         if operator not in STRING_OPERATORS:
             raise ValueError(f"a string field takes {' '.join(STRING_OPERATORS)}")
         if not isinstance(value, str):
             raise ValueError(f"the value must be a str, not {type(value).__name__}")
         return _string_check(name, operator, value.casefold())
-    if f.code == _GUID_CODE:
+    if f.code == GUID:
         if operator not in ("IS", "ISNOT"):
             raise ValueError("a GUID field takes IS and ISNOT only")
         return _guid_check(name, operator == "IS", _guid(value))
@@ -220,7 +218,7 @@ def _check(f: Field, operator: str, value: object) -> Check:
 
 
 def _range(code: int) -> tuple[int, int]:
-    if code == 17:  # FILETIME
+    if code == FILETIME:
         return 0, 2**64 - 1
     bits = _BITS[SCALAR_FORMATS[code]]
     if SCALAR_FORMATS[code].isupper():

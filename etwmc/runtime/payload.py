@@ -17,7 +17,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Final, NamedTuple
 
-from ..winmeta import SCALAR_FORMATS
+from ..winmeta import SCALAR_FORMATS, InTypeCode
 from .encoding import filetime, sid_bytes, systemtime
 
 __all__ = [
@@ -85,6 +85,26 @@ u16: Final = codecs.utf_16_le_encode
 # unless their outType is win:Utf8.
 ansi: Final = codecs.getencoder("cp1252")
 _SCALARS: Final = SCALAR_FORMATS
+# inType codes by name, bound once: they are compared per value, where reading a member
+# from the enum class would cost more than the comparison (decoding.py and filters.py
+# use them too).
+STRUCT: Final = InTypeCode.NULL
+UNICODE: Final = InTypeCode.UNICODE_STRING
+ANSI: Final = InTypeCode.ANSI_STRING
+COUNTED_UNICODE: Final = InTypeCode.COUNTED_UNICODE_STRING
+COUNTED_ANSI: Final = InTypeCode.COUNTED_ANSI_STRING
+BINARY: Final = InTypeCode.BINARY
+COUNTED_BINARY: Final = InTypeCode.COUNTED_BINARY
+GUID: Final = InTypeCode.GUID
+FILETIME: Final = InTypeCode.FILETIME
+SYSTEMTIME: Final = InTypeCode.SYSTEMTIME
+BOOLEAN: Final = InTypeCode.BOOLEAN
+SID: Final = InTypeCode.SID
+STRINGS: Final = frozenset({UNICODE, ANSI, COUNTED_UNICODE, COUNTED_ANSI})
+_WIDE_STRINGS: Final = frozenset({UNICODE, COUNTED_UNICODE})
+_COUNTED_STRINGS: Final = frozenset({COUNTED_UNICODE, COUNTED_ANSI})
+_BINARIES: Final = frozenset({BINARY, COUNTED_BINARY})
+_TIMES: Final = frozenset({FILETIME, SYSTEMTIME})
 _INTS: Final = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q": 64}
 # A pointer is as wide as this process's pointers (what ETW records with each event).
 _POINTER: Final = "Q" if struct.calcsize("P") == 8 else "I"
@@ -147,15 +167,16 @@ def _sequence(v: object) -> list[object]:
 
 def _units(f: Field, v: object) -> int:
     """The length of one value in the units of its length field."""
-    if f.code == 1 and isinstance(v, str):
+    if f.code == UNICODE and isinstance(v, str):
         return len(u16(v)[0]) // 2
-    if f.code == 2 and isinstance(v, str):
+    if f.code == ANSI and isinstance(v, str):
         return len(_ansi_bytes(f, v))
-    if f.code == 19:
+    if f.code == SID:
         return len(_sid(v))
     if isinstance(v, _BYTES):
         return len(v)
-    raise TypeError(f"expected {'str' if f.code in (1, 2) else 'bytes'}, got {type(v).__name__}")
+    wanted = "str" if f.code in (UNICODE, ANSI) else "bytes"
+    raise TypeError(f"expected {wanted}, got {type(v).__name__}")
 
 
 def _derive(fields: tuple[Field, ...], vals: list[object], i: int) -> int:
@@ -174,10 +195,10 @@ def _derive(fields: tuple[Field, ...], vals: list[object], i: int) -> int:
                 n = _units(f, v)
             else:
                 sizes = {_units(f, x) for x in _sequence(v)}
-                if len(sizes) > 1 and f.code != 19:
+                if len(sizes) > 1 and f.code != SID:
                     raise _Problem(f.name, "every element must have the same length")
                 n = max(sizes) if sizes else 0
-            if f.code == 19:
+            if f.code == SID:
                 sids = max(sids, n)
                 continue
         else:
@@ -210,38 +231,38 @@ def _one(f: Field, v: object, length: object) -> bytes:
     fmt = _SCALARS.get(code)
     if fmt is not None:
         return _scalar(_POINTER if fmt == "P" else fmt, v)
-    if code == 0:
+    if code == STRUCT:
         return _struct(f, v)
-    if code in (1, 2, 22, 23):
+    if code in STRINGS:
         if not isinstance(v, str):
             raise TypeError(f"expected str, got {type(v).__name__}")
-        data = u16(v)[0] if code in (1, 22) else _ansi_bytes(f, v)
-        if code in (22, 23):
+        data = u16(v)[0] if code in _WIDE_STRINGS else _ansi_bytes(f, v)
+        if code in _COUNTED_STRINGS:
             return _counted(data)
-        unit = 2 if code == 1 else 1
+        unit = 2 if code == UNICODE else 1
         if length is None:
             return data + b"\x00" * unit
         if not isinstance(length, int):
             raise TypeError("the length field does not hold an int")
         return _fixed(data, length * unit, unit)
-    if code in (14, 25):
+    if code in _BINARIES:
         if not isinstance(v, _BYTES):
             raise TypeError(f"expected bytes, got {type(v).__name__}")
         data = bytes(v)
-        if code == 25:
+        if code == COUNTED_BINARY:
             return _counted(data)
         if length != len(data):
             raise ValueError(f"expected {length} bytes, got {len(data)}")
         return data
-    if code == 15:
+    if code == GUID:
         if not isinstance(v, uuid.UUID):
             raise TypeError(f"expected uuid.UUID, got {type(v).__name__}")
         return v.bytes_le
-    if code in (17, 18):
+    if code in _TIMES:
         if not isinstance(v, datetime):
             raise TypeError(f"expected datetime, got {type(v).__name__}")
-        return _filetime(v) if code == 17 else systemtime(v)
-    if code == 19:
+        return _filetime(v) if code == FILETIME else systemtime(v)
+    if code == SID:
         sid = _sid(v)
         if not isinstance(length, int) or length <= len(sid):
             return sid

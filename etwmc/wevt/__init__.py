@@ -3,7 +3,9 @@
 ``binary_outputs(manifest, "x")`` gives ``{"xTEMP.BIN": ..., "x_MSG00001.bin": ...,
 "x.rc": ...}``.
 
-``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later) or 3 (earlier mc).
+``version`` selects the CRIM layout: 5 (mc 10.0.16299 and later, the default:
+:data:`~etwmc.wevt.crim.DEFAULT_WEVT_VERSION`) or 3 (earlier mc); anything else is a
+ValueError (the writer checks it: :func:`~etwmc.wevt.crim.check_version`).
 Call :func:`output_diagnostics` first: it reports what would stop the outputs from
 being written (unknown cultures, message-id clashes); the builders raise
 :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a language id.
@@ -14,15 +16,14 @@ from __future__ import annotations
 from ..codes import E_BINXML_TOO_LONG, E_STRING_TOO_LONG, E_UNKNOWN_CULTURE
 from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
+from ..msgids import MessageIds, message_ids
 from . import msgtable, rc, writer
 from .binxml import oversized
+from .crim import DEFAULT_WEVT_VERSION
 from .cultures import UnknownCulture, langid
-from .msgids import MessageIds, assign_message_ids
 
 __all__ = [
-    "MessageIds",
     "UnknownCulture",
-    "assign_message_ids",
     "binary_outputs",
     "build_message_tables",
     "build_rc",
@@ -31,7 +32,9 @@ __all__ = [
 ]
 
 
-def build_wevt(manifest: Manifest, *, version: int = 5, legacy_ids: bool = False) -> bytes:
+def build_wevt(
+    manifest: Manifest, *, version: int = DEFAULT_WEVT_VERSION, legacy_ids: bool = False
+) -> bytes:
     """The ``<base>TEMP.BIN`` blob.  ``legacy_ids`` uses mc 8.1's MD5 template ids."""
     return writer.build(manifest, version=version, legacy_ids=legacy_ids)
 
@@ -49,15 +52,16 @@ def binary_outputs(
     manifest: Manifest,
     base: str,
     *,
-    version: int = 5,
+    version: int = DEFAULT_WEVT_VERSION,
     prefixed: bool = True,
     legacy_ids: bool = False,
     ids: MessageIds | None = None,
 ) -> dict[str, bytes]:
     """File name -> bytes of every binary output (the names mc uses with ``-z base``).
     ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``);
-    ``ids`` defaults to :func:`assign_message_ids` (mc's ``-c`` passes others)."""
-    ids = ids if ids is not None else assign_message_ids(manifest)
+    ``ids`` defaults to the model's :func:`~etwmc.msgids.message_ids` (mc's ``-c``
+    passes others)."""
+    ids = ids if ids is not None else message_ids(manifest)
     blob = writer.build(manifest, version=version, ids=ids, legacy_ids=legacy_ids)
     out = {rc.template_file(base): blob}
     for n, (_, data) in enumerate(msgtable.build_tables(manifest, ids), 1):
@@ -68,7 +72,7 @@ def binary_outputs(
 
 def output_diagnostics(manifest: Manifest) -> list[Diagnostic]:
     """Problems that only the binary outputs have (codes ETW650-ETW654)."""
-    ids = assign_message_ids(manifest)
+    ids = message_ids(manifest)
     out = list(ids.diagnostics)
     for p in manifest.providers:
         for t in p.templates:

@@ -30,14 +30,27 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 import struct
 from collections.abc import Sequence
 
 from ..model import Field, Struct, Template, XmlNode
-
-BINXML_BINARY = 0x0E
-ARRAY_FLAG = 0x80
+from .crim import (
+    BX_ARRAY,
+    BX_ATTRIBUTE,
+    BX_BINARY,
+    BX_CLOSE_START,
+    BX_END_ELEMENT,
+    BX_END_OF_FRAGMENT,
+    BX_FRAGMENT,
+    BX_MORE,
+    BX_NO_DEPENDENCY,
+    BX_OPEN_START,
+    BX_STRING,
+    BX_SUBSTITUTION,
+    BX_VALUE,
+)
 
 _SUBST = re.compile(r"%(\d+)")
 
@@ -54,11 +67,11 @@ def name_hash(name: str) -> int:
 def value_type(item: Field | Struct) -> int:
     """The BinXML value type of a template item (its substitution's type byte)."""
     if isinstance(item, Struct):
-        t = BINXML_BINARY
+        t = BX_BINARY
     else:
         t = item.in_type.code & 0x7F if item.in_type is not None else 0
     if item.count is not None and item.count != 0:  # count="0" is no count at all
-        t |= ARRAY_FLAG
+        t |= BX_ARRAY
     return t
 
 
@@ -224,8 +237,8 @@ def _name(out: bytearray, name: str) -> None:
 
 
 def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
-    out.append(0x41 if el.attrs else 0x01)
-    out += b"\xff\xff"
+    out.append(BX_OPEN_START | BX_MORE if el.attrs else BX_OPEN_START)
+    out += struct.pack("<H", BX_NO_DEPENDENCY)
     size_at = len(out)
     out += b"\0\0\0\0"
     _name(out, el.name)
@@ -233,13 +246,13 @@ def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
         list_at = len(out)
         out += b"\0\0\0\0"
         for i, (local, _, value) in enumerate(el.attrs):
-            out.append(0x06 if i == len(el.attrs) - 1 else 0x46)
+            out.append(BX_ATTRIBUTE if i == len(el.attrs) - 1 else BX_ATTRIBUTE | BX_MORE)
             _name(out, local)
             data = _units(value)
-            out += struct.pack("<BBH", 0x05, 0x01, len(data) // 2)
+            out += struct.pack("<BBH", BX_VALUE, BX_STRING, len(data) // 2)
             out += data
         struct.pack_into("<I", out, list_at, len(out) - list_at - 4)
-    out.append(0x02)
+    out.append(BX_CLOSE_START)
     for c in el.children:
         if isinstance(c, _Ws):
             continue
@@ -249,17 +262,17 @@ def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
                 continue
             n = int(m.group(1))
             if 1 <= n <= len(types):
-                out += struct.pack("<BHB", 0x0D, n - 1, types[n - 1])
+                out += struct.pack("<BHB", BX_SUBSTITUTION, n - 1, types[n - 1])
         else:
             _element(out, c, types)
-    out.append(0x04)
+    out.append(BX_END_ELEMENT)
     struct.pack_into("<I", out, size_at, len(out) - size_at - 4)
 
 
 def binxml(tree: _Elem, types: Sequence[int]) -> bytes:
-    out = bytearray(b"\x0f\x01\x01\x00")
+    out = bytearray(BX_FRAGMENT)
     _element(out, tree, types)
-    out.append(0x00)
+    out.append(BX_END_OF_FRAGMENT)
     out += b"\0" * (-len(out) % 4)
     return bytes(out)
 
@@ -291,7 +304,7 @@ def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[by
 # --------------------------------------------------------------------------- MD5 (mc 8.1)
 
 _MD5_S = [7, 12, 17, 22] * 4 + [5, 9, 14, 20] * 4 + [4, 11, 16, 23] * 4 + [6, 10, 15, 21] * 4
-_MD5_K = [int(abs(__import__("math").sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
+_MD5_K = [int(abs(math.sin(i + 1)) * 2**32) & 0xFFFFFFFF for i in range(64)]
 
 
 def _md5(data: bytes, state: tuple[int, int, int, int]) -> bytes:

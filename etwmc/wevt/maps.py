@@ -5,8 +5,25 @@ from __future__ import annotations
 import struct
 
 from ..model import Map, PatternMap
-from .msgids import MessageIds
-from .strings import ordinal_key, sized_string
+from ..msgids import MessageIds
+from .crim import (
+    BMAP,
+    LIST_HEADER,
+    MAP_IS_BITMAP,
+    MAP_ITEM,
+    MAP_RECORD,
+    QUER,
+    QUER_ITEM,
+    QUER_RECORD,
+    RECORD_REF,
+    VMAP,
+    Kind,
+    ordinal_key,
+    sized_string,
+)
+
+_NAME_AT = 8  # where a VMAP/BMAP record holds its name's offset (MAP_RECORD's "name")
+_u32 = struct.Struct("<I").pack_into
 
 
 def write_maps(
@@ -16,7 +33,7 @@ def write_maps(
     manifest order (items sorted by value), then the names sorted by name."""
     start = len(out)
     n = len(maps)
-    out += bytes(12 + 4 * n)
+    out += bytes(LIST_HEADER.size + RECORD_REF.size * n)
     by_name = sorted(range(n), key=lambda i: ordinal_key(maps[i].name))
     record_at: list[int] = []
     name_slots: list[int] = []
@@ -25,31 +42,32 @@ def write_maps(
         record_at.append(at)
         offsets[id(m)] = at
         items = sorted(m.items, key=lambda it: it.value & 0xFFFFFFFF)
-        flags = 1 if m.kind == "bit" else 0
-        out += struct.pack(
-            "<4sIIII", b"BMAP" if flags else b"VMAP", 20 + 8 * len(items), 0, flags, len(items)
-        )
-        name_slots.append(at + 8)
+        flags = MAP_IS_BITMAP if m.kind == "bit" else 0
+        size = MAP_RECORD.size + MAP_ITEM.size * len(items)
+        out += MAP_RECORD.layout.pack(BMAP if flags else VMAP, size, 0, flags, len(items))
+        name_slots.append(at + _NAME_AT)
         for it in items:
-            out += struct.pack("<II", it.value & 0xFFFFFFFF, ids.map_item_id(it.message))
+            out += MAP_ITEM.layout.pack(it.value & 0xFFFFFFFF, ids.map_item_id(it.message))
+    refs = start + LIST_HEADER.size
     for k, i in enumerate(by_name):
-        struct.pack_into("<I", out, name_slots[i], len(out))
+        _u32(out, name_slots[i], len(out))
         out += sized_string(maps[i].name)
-        struct.pack_into("<I", out, start + 12 + 4 * k, record_at[i])
-    struct.pack_into("<4sII", out, start, b"MAPS", len(out) - start, n)
+        RECORD_REF.layout.pack_into(out, refs + RECORD_REF.size * k, record_at[i])
+    LIST_HEADER.layout.pack_into(out, start, Kind.MAPS.signature, len(out) - start, n)
 
 
 def write_qtab(out: bytearray, offsets: dict[int, int], pms: tuple[PatternMap, ...]) -> None:
     """QTAB: header, record offsets, QUER records (name, format, item count, items), then
     every string in record order."""
     start = len(out)
-    out += bytes(12 + 4 * len(pms))
+    refs = start + LIST_HEADER.size
+    out += bytes(LIST_HEADER.size + RECORD_REF.size * len(pms))
     records = len(out)
-    data = records + sum(20 + 8 * len(pm.items) for pm in pms)
+    data = records + sum(QUER_RECORD.size + QUER_ITEM.size * len(pm.items) for pm in pms)
     out += bytes(data - records)
     at = records
     for k, pm in enumerate(pms):
-        struct.pack_into("<I", out, start + 12 + 4 * k, at)
+        RECORD_REF.layout.pack_into(out, refs + RECORD_REF.size * k, at)
         offsets[id(pm)] = at
         name_at = len(out)
         out += sized_string(pm.name)
@@ -60,8 +78,8 @@ def write_qtab(out: bytearray, offsets: dict[int, int], pms: tuple[PatternMap, .
             out += sized_string(item.name)
             v_at = len(out)
             out += sized_string(item.value)
-            struct.pack_into("<II", out, at + 20 + 8 * j, n_at, v_at)
+            QUER_ITEM.layout.pack_into(out, at + QUER_RECORD.size + QUER_ITEM.size * j, n_at, v_at)
         # mc's QUER size reaches the end of its strings, past the records after it.
-        struct.pack_into("<4sIIII", out, at, b"QUER", len(out) - at, name_at, fmt_at, len(pm.items))
-        at += 20 + 8 * len(pm.items)
-    struct.pack_into("<4sII", out, start, b"QTAB", len(out) - start, len(pms))
+        QUER_RECORD.layout.pack_into(out, at, QUER, len(out) - at, name_at, fmt_at, len(pm.items))
+        at += QUER_RECORD.size + QUER_ITEM.size * len(pm.items)
+    LIST_HEADER.layout.pack_into(out, start, Kind.QTAB.signature, len(out) - start, len(pms))

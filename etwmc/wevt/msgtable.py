@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 
 from ..model import Manifest, Resources
 from ..msgformat import table_text
-from .msgids import MessageIds, assign_message_ids
+from ..msgids import MessageIds, message_ids
 from .xmltext import describe, first_bad_char, utf16_offset
 
 MESSAGE_RESOURCE_UNICODE = 1
@@ -86,7 +86,7 @@ def culture_messages(manifest: Manifest, res: Resources, ids: MessageIds) -> dic
 def build_tables(manifest: Manifest, ids: MessageIds | None = None) -> list[tuple[str, bytes]]:
     """[(culture, message table)] in the manifest's order of ``<resources>``."""
     if ids is None:
-        ids = assign_message_ids(manifest)
+        ids = message_ids(manifest)
     return [
         (res.culture, encode_messages(culture_messages(manifest, res, ids)))
         for res in manifest.resources

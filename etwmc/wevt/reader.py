@@ -14,7 +14,8 @@ reconstructed by rule, so that decompiling and compiling again gives the same bl
 - Channel types are not stored: imported winmeta channels take winmeta's type, own
   channels read as ``Operational``.  A winmeta channel that is in CHAN but whose events
   carry no channel keyword bit was referenced without being listed (``index=None``).
-- Template ids (``tid``) are not stored: templates are named ``T0``, ``T1`` ... in order.
+- Templates (:mod:`etwmc.wevt.reader_template`): ``tid`` is not stored, so they are
+  named ``T0``, ``T1`` ... in order.
 - ``count="0"``/``length="0"`` read as no count/length and a zero task ``eventGUID``
   as none: mc stores them the same way.
 - A v3 blob stores no provider name: it reads as ``Provider_<guid>``.
@@ -35,19 +36,16 @@ or BinXML compiling would not reproduce.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal, TypeVar
-from urllib.parse import quote
+from typing import Literal, Protocol, TypeVar
 
 from .. import winmeta as wm
 from ..diagnostics import Diagnostic, Span
 from ..model import (
-    BINARY_LENGTH_FIELD,
     Channel,
     Event,
-    Extent,
-    Field,
     Filter,
     Keyword,
     Level,
@@ -61,41 +59,27 @@ from ..model import (
     Provider,
     Resources,
     String,
-    Struct,
     Task,
     Template,
     Traits,
-    XmlNode,
 )
 from ..msgformat import source_text
+from .crim import EVTA_ATTRIBUTE, EVTA_NAME, NO_MESSAGE
 from .fidelity import event_losses, legacy_note, message_losses, template_losses
-from .reader_binxml import Element, Subst, Text, WevtError
+from .reader_binxml import WevtError
 from .reader_raw import (
-    EVTA_ATTRIBUTE,
-    EVTA_NAME,
-    NO_MESSAGE,
-    PROP_FIXED_COUNT,
-    PROP_FIXED_LENGTH,
-    PROP_VAR_COUNT,
-    PROP_VAR_LENGTH,
     RawBlob,
     RawEvent,
-    RawProperty,
+    RawFilter,
+    RawKeyword,
+    RawLevel,
+    RawPatternMap,
     RawProvider,
-    RawTemplate,
     parse_blob,
 )
+from .reader_template import prefix_uri, read_template
 
 __all__ = ["WevtError", "read_wevt", "read_wevt_with_losses", "parse_blob", "prefix_uri"]
-
-PREFIX_URI = "urn:etwmc:prefix:"
-
-
-def prefix_uri(prefix: str) -> str:
-    """The namespace URI a stored ``prefix:name`` resolves to (the blob keeps no URI).
-
-    A prefix may hold characters a URI cannot: they are percent-encoded (UTF-8)."""
-    return PREFIX_URI + quote(prefix, safe="")
 
 
 def _qname(name: str) -> tuple[str, str]:
@@ -105,10 +89,6 @@ def _qname(name: str) -> tuple[str, str]:
     if prefix == "win":
         return (wm.WIN_NS, local)
     return (prefix_uri(prefix), local)
-
-
-def _builtin(name: str, table: Mapping[str, wm.WinItem]) -> bool:
-    return name.startswith("win:") and name[4:] in table
 
 
 def read_wevt(
@@ -195,101 +175,32 @@ class _Builder:
     # -- provider ------------------------------------------------------------------
 
     def provider(self, p: RawProvider, index: int) -> Provider:
+        """The provider's model.  String ids are named at their first use, so the order of
+        these steps fixes the names a decompiled manifest shows."""
         name = p.name if p.name is not None else f"Provider_{str(p.guid).upper()}"
-        pname = _c_symbol(name)
-        span = self.span
+        symbol = _c_symbol(name)
         channels = self.channels(p)
-        by_chan = {c.offset: ch for c, ch in zip(p.channels, channels, strict=True)}
-        levels = tuple(
-            Level(
-                name=lv.name,
-                qname=_qname(lv.name),
-                value=lv.value,
-                message=self.sid(lv.message_id, _string_name("level", lv.name, wm.LEVELS)),
-                builtin=_builtin(lv.name, wm.LEVELS),
-                span=span,
-            )
-            for lv in p.levels
-        )
-        by_level = {r.offset: m for r, m in zip(p.levels, levels, strict=True)}
-        keywords = tuple(
-            Keyword(
-                name=k.name,
-                qname=_qname(k.name),
-                mask=k.mask,
-                message=self.sid(k.message_id, _string_name("keyword", k.name, wm.KEYWORDS)),
-                builtin=_builtin(k.name, wm.KEYWORDS),
-                span=span,
-            )
-            for k in p.keywords
-        )
-        by_kw = {r.offset: m for r, m in zip(p.keywords, keywords, strict=True)}
+        levels = tuple(self.level(r) for r in p.levels)
+        keywords = tuple(self.keyword(r) for r in p.keywords)
         tasks, by_task, opcodes, by_op = self.tasks_opcodes(p)
         maps = tuple(self.map(m.name, m.is_bitmap, m.items) for m in p.maps)
-        by_map = {r.offset: m for r, m in zip(p.maps, maps, strict=True)}
-        templates = tuple(self.template(t, i, by_map) for i, t in enumerate(p.templates))
-        for raw_t, t in zip(p.templates, templates, strict=True):
-            found, legacy = template_losses(raw_t, t, name, v3=self.raw.major == 3, span=span)
-            self.losses += found
-            if not found:
-                self.legacy_ids |= legacy
-                self.modern_ids |= not legacy
-        by_tmpl = {r.offset: m for r, m in zip(p.templates, templates, strict=True)}
-        attrs: dict[tuple[int, int], tuple[str | None, list[str]]] = {}
-        for kind, version, eid, text in p.event_attributes:
-            nm, lst = attrs.setdefault((eid, version), (None, []))
-            if kind == EVTA_NAME:
-                attrs[(eid, version)] = (text, lst)
-            elif kind == EVTA_ATTRIBUTE:
-                lst.append(text)
-        events = []
-        pairs: list[tuple[RawEvent, Event]] = []
-        for e in p.events:
-            ev_name, ev_attrs = attrs.get((e.id, e.version), (None, []))
-            events.append(
-                Event(
-                    value=e.id,
-                    version=e.version,
-                    name=ev_name,
-                    attributes=";".join(ev_attrs) if ev_attrs else None,
-                    message=self.sid(e.message_id, f"event.{e.id}.{e.version}"),
-                    level=_ref(by_level, e.level_offset, "level", e.offset),
-                    task=_ref(by_task, e.task_offset, "task", e.offset),
-                    opcode=_ref(by_op, e.opcode_offset, "opcode", e.offset),
-                    keywords=tuple(_need(by_kw, o, "keyword", e.offset) for o in e.keyword_offsets),
-                    channel=_ref(by_chan, e.channel_offset, "channel", e.offset),
-                    template=_ref(by_tmpl, e.template_offset, "template", e.offset),
-                    span=span,
-                )
-            )
-            pairs.append((e, events[-1]))
-        self.losses += event_losses(pairs, name, span)
-        filters = tuple(
-            Filter(
-                name=f.name,
-                qname=_qname(f.name),
-                value=f.value,
-                version=f.version,
-                message=self.sid(f.message_id, f"filter.{_ident(f.name)}"),
-                template=_ref(by_tmpl, f.template_offset, "template", 0),
-                span=span,
-            )
-            for f in p.filters
+        templates = self.templates(p, name, _by_offset(p.maps, maps))
+        by_tmpl = _by_offset(p.templates, templates)
+        refs = _EventRefs(
+            channels=_by_offset(p.channels, channels),
+            levels=_by_offset(p.levels, levels),
+            tasks=by_task,
+            opcodes=by_op,
+            keywords=_by_offset(p.keywords, keywords),
+            templates=by_tmpl,
         )
-        pmaps = tuple(
-            PatternMap(
-                name=q.name,
-                format=q.format,
-                span=span,
-                items=tuple(PatternMapItem(name=a, value=b, span=span) for a, b in q.items),
-            )
-            for q in p.pattern_maps
-        )
+        events = self.events(p, name, refs)
+        filters = tuple(self.filter(f, by_tmpl) for f in p.filters)
         return Provider(
             name=name,
             guid=p.guid,
-            symbol=pname,
-            message=self.sid(p.message_id, f"provider.{pname}"),
+            symbol=symbol,
+            message=self.sid(p.message_id, f"provider.{symbol}"),
             control_guid=p.control_guid,
             traits=Traits(group_guid=p.group_guid) if p.group_guid else None,
             channels=channels,
@@ -298,12 +209,84 @@ class _Builder:
             opcodes=opcodes,
             keywords=keywords,
             maps=maps,
-            pattern_maps=pmaps,
+            pattern_maps=tuple(_pattern_map(q, self.span) for q in p.pattern_maps),
             templates=templates,
-            events=tuple(events),
+            events=events,
             filters=filters,
             index=index,
-            span=span,
+            span=self.span,
+        )
+
+    def level(self, r: RawLevel) -> Level:
+        return Level(
+            name=r.name,
+            qname=_qname(r.name),
+            value=r.value,
+            message=self.sid(r.message_id, _string_name("level", r.name)),
+            builtin=wm.predefined("level", r.name) is not None,
+            span=self.span,
+        )
+
+    def keyword(self, r: RawKeyword) -> Keyword:
+        return Keyword(
+            name=r.name,
+            qname=_qname(r.name),
+            mask=r.mask,
+            message=self.sid(r.message_id, _string_name("keyword", r.name)),
+            builtin=wm.predefined("keyword", r.name) is not None,
+            span=self.span,
+        )
+
+    def templates(
+        self, p: RawProvider, provider: str, by_map: Mapping[int, Map]
+    ) -> tuple[Template, ...]:
+        v3 = self.raw.major == 3
+        templates = tuple(
+            read_template(t, i, by_map, span=self.span, v3=v3) for i, t in enumerate(p.templates)
+        )
+        for raw, t in zip(p.templates, templates, strict=True):
+            found, legacy = template_losses(raw, t, provider, v3=v3, span=self.span)
+            self.losses += found
+            if not found:
+                self.legacy_ids |= legacy
+                self.modern_ids |= not legacy
+        return templates
+
+    def events(self, p: RawProvider, provider: str, refs: _EventRefs) -> tuple[Event, ...]:
+        attrs = _event_attributes(p.event_attributes)
+        events = tuple(self.event(e, attrs.get((e.id, e.version)), refs) for e in p.events)
+        self.losses += event_losses(list(zip(p.events, events, strict=True)), provider, self.span)
+        return events
+
+    def event(
+        self, e: RawEvent, attrs: tuple[str | None, list[str]] | None, refs: _EventRefs
+    ) -> Event:
+        name, attributes = attrs or (None, [])
+        at = e.offset
+        return Event(
+            value=e.id,
+            version=e.version,
+            name=name,
+            attributes=";".join(attributes) if attributes else None,
+            message=self.sid(e.message_id, f"event.{e.id}.{e.version}"),
+            level=_ref(refs.levels, e.level_offset, "level", at),
+            task=_ref(refs.tasks, e.task_offset, "task", at),
+            opcode=_ref(refs.opcodes, e.opcode_offset, "opcode", at),
+            keywords=tuple(_need(refs.keywords, o, "keyword", at) for o in e.keyword_offsets),
+            channel=_ref(refs.channels, e.channel_offset, "channel", at),
+            template=_ref(refs.templates, e.template_offset, "template", at),
+            span=self.span,
+        )
+
+    def filter(self, f: RawFilter, by_tmpl: Mapping[int, Template]) -> Filter:
+        return Filter(
+            name=f.name,
+            qname=_qname(f.name),
+            value=f.value,
+            version=f.version,
+            message=self.sid(f.message_id, f"filter.{_ident(f.name)}"),
+            template=_ref(by_tmpl, f.template_offset, "template", 0),
+            span=self.span,
         )
 
     def channels(self, p: RawProvider) -> tuple[Channel, ...]:
@@ -347,7 +330,7 @@ class _Builder:
             sid_name = (
                 f"opcode.{_ident(owner)}.{_ident(o.name)}"
                 if owner
-                else _string_name("opcode", o.name, wm.OPCODES)
+                else _string_name("opcode", o.name)
             )
             ops[o.offset] = Opcode(
                 name=o.name,
@@ -356,7 +339,7 @@ class _Builder:
                 message=self.sid(o.message_id, sid_name),
                 task=owner,
                 task_value=o.task,
-                builtin=_builtin(o.name, wm.OPCODES) and not o.task,
+                builtin=wm.predefined("opcode", o.name) is not None and not o.task,
                 span=self.span,
             )
         tasks: list[Task] = []
@@ -371,10 +354,10 @@ class _Builder:
                 name=t.name,
                 qname=_qname(t.name),
                 value=t.value,
-                message=self.sid(t.message_id, _string_name("task", t.name, wm.TASKS)),
+                message=self.sid(t.message_id, _string_name("task", t.name)),
                 event_guid=t.event_guid if t.event_guid.int else None,
                 opcodes=scoped,
-                builtin=_builtin(t.name, wm.TASKS),
+                builtin=wm.predefined("task", t.name) is not None,
                 span=self.span,
             )
             tasks.append(task)
@@ -397,210 +380,53 @@ class _Builder:
             ),
         )
 
-    # -- templates -----------------------------------------------------------------
-
-    def template(self, t: RawTemplate, index: int, by_map: Mapping[int, Map]) -> Template:
-        props = t.properties
-
-        def extent(p: RawProperty, value: int, fixed: int, var: int) -> Extent:
-            if p.flags & var:
-                if value >= len(props):
-                    raise WevtError(
-                        f"TEMP at 0x{t.offset:x}: property '{p.name}' refers to property {value}"
-                    )
-                return props[value].name
-            if p.flags & fixed:
-                return value
-            return None
-
-        def field(p: RawProperty) -> Field:
-            it = wm.IN_TYPES_BY_CODE.get(p.in_type)
-            ot = wm.OUT_TYPES_BY_CODE.get(p.out_type)
-            length = extent(p, p.length, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
-            if length is None and p.in_type == 19 and p.length:
-                length = p.length  # mc stores a SID's constant length without the flag
-            mp = by_map.get(p.map_offset) if p.map_offset else None
-            if p.map_offset and mp is None:
-                raise WevtError(f"property '{p.name}' at TEMP 0x{t.offset:x} names no map")
-            return Field(
-                name=p.name,
-                in_type=it,
-                in_type_text=it.qname if it else str(p.in_type),
-                out_type=ot,
-                out_type_text=ot.qname if ot and p.out_type else None,
-                map=mp.name if mp else None,
-                length=length,
-                count=extent(p, p.count, PROP_FIXED_COUNT, PROP_VAR_COUNT),
-                span=self.span,
-            )
-
-        items: list[Field | Struct] = []
-        # Struct members are disjoint runs after the top-level entries: overlapping runs
-        # would let a small blob ask for a quadratic number of fields.
-        member_total = sum(p.member_count for p in props[: t.param_count] if p.is_struct)
-        if member_total > len(props) - t.param_count:
-            raise WevtError(
-                f"TEMP at 0x{t.offset:x}: structs claim {member_total} members, "
-                f"but only {len(props) - t.param_count} member entries follow"
-            )
-        for p in props[: t.param_count]:
-            if p.is_struct:
-                members = props[p.first_member : p.first_member + p.member_count]
-                if any(m.is_struct for m in members):
-                    raise WevtError(f"TEMP at 0x{t.offset:x}: struct '{p.name}' nests a struct")
-                items.append(
-                    Struct(
-                        name=p.name,
-                        fields=tuple(field(m) for m in members),
-                        length=extent(p, p.length, PROP_FIXED_LENGTH, PROP_VAR_LENGTH),
-                        count=extent(p, p.count, PROP_FIXED_COUNT, PROP_VAR_COUNT),
-                        span=self.span,
-                    )
-                )
-            else:
-                items.append(field(p))
-        name = None
-        user_data = None
-        binary = None
-        if t.flags & 2 and t.root is not None:
-            user_data = _user_data(t, tuple(items), self.raw.major == 3)
-        elif t.root is not None:
-            for aname, value in t.root.attrs:
-                if aname == "Name":
-                    name = "".join(v.text for v in value if isinstance(v, Text))
-            binary = _binary_item(t)
-        return Template(
-            tid=f"T{index}",
-            name=name,
-            items=tuple(items),
-            user_data=user_data,
-            binary=binary,
-            span=self.span,
-        )
-
-
-def _binary_item(t: RawTemplate) -> str | None:
-    """The name of the ``<binary>`` item an EventData template ends with, if it has one.
-
-    Only the exact shape mc writes counts: the last two top-level entries are
-    ``__binLength`` (UInt32, default outType, no flags) and a Binary field (default
-    outType) whose variable length is ``__binLength``, and the last element of the
-    BinXML is ``<Binary>`` holding only the Binary field's substitution."""
-    n = t.param_count
-    if t.root is None or n < 2 or not t.root.children:
-        return None
-    last = t.root.children[-1]
-    size, data = t.properties[n - 2], t.properties[n - 1]
-    shape = (
-        isinstance(last, Element)
-        and last.name == "Binary"
-        and not last.attrs
-        and last.children == [Subst(n - 1, 14)]  # 14: win:Binary
-        and size.name == BINARY_LENGTH_FIELD
-        and (size.flags, size.in_type, size.out_type) == (0, 8, 8)
-        and (size.map_offset, size.count, size.length) == (0, 0, 0)
-        and (data.flags, data.in_type, data.out_type) == (PROP_VAR_LENGTH, 14, 15)
-        and (data.map_offset, data.count, data.length) == (0, 0, n - 2)
-    )
-    return data.name if shape else None
-
-
-# Source formatting the template id may have hashed: (tail after the last child, padding
-# around a leaf's text).  BinXML keeps neither, so each is tried against the stored id.
-_LAYOUTS = ((True, ""), (False, ""), (True, " "), (False, " "))
-
-
-def _xml(
-    e: Element, scope: dict[str | None, str], layout: tuple[bool, str] = _LAYOUTS[0]
-) -> XmlNode:
-    """A BinXML element as an :class:`XmlNode`; xmlns attributes become declarations."""
-    decls: dict[str | None, str] = {}
-    plain: list[tuple[str, str]] = []
-    for aname, value in e.attrs:
-        atext = _text(value)
-        if aname == "xmlns":
-            decls[None] = atext
-        elif aname.startswith("xmlns:"):
-            decls[aname[6:]] = atext
-        else:
-            plain.append((aname, atext))
-    inner = {**scope, **decls}
-
-    def resolve(name: str, default: bool) -> tuple[tuple[str, str], str | None]:
-        prefix, sep, local = name.rpartition(":")
-        if sep:
-            return (inner.get(prefix, prefix_uri(prefix)), local), prefix
-        return ((inner.get(None, "") if default else ""), name), None
-
-    tag, prefix = resolve(e.name, True)
-    text: str | None = None
-    children: list[XmlNode] = []
-    pending: list[str] = []
-    for c in e.children:
-        if isinstance(c, Element):
-            if children:
-                children[-1] = _with_tail(children[-1], "".join(pending) or None)
-            else:
-                text = "".join(pending) or None
-            pending = []
-            children.append(_xml(c, inner, layout))
-        else:
-            pending.append(_text([c]))
-    if children:
-        last_tail = "".join(pending) or ("\n" if layout[0] else None)
-        children[-1] = _with_tail(children[-1], last_tail)
-        # One child per line, as manifests are usually written.
-        text = text or "\n"
-        children[:-1] = [c if c.tail else _with_tail(c, "\n") for c in children[:-1]]
-    else:
-        text = "".join(pending) or None
-        if text is not None and layout[1]:
-            text = layout[1] + text + layout[1]
-    return XmlNode(
-        tag=tag,
-        prefix=prefix,
-        attrs=tuple((resolve(n, False)[0], v) for n, v in plain),
-        nsmap=tuple(sorted(decls.items(), key=lambda pu: (pu[0] or "", pu[1]))),
-        text=text,
-        children=tuple(children),
-    )
-
-
-def _user_data(t: RawTemplate, items: tuple[Field | Struct, ...], v3: bool) -> XmlNode:
-    """The UserData tree in the source layout whose template id matches the stored one."""
-    from .binxml import encode_template
-
-    assert t.root is not None
-    first = _xml(t.root, {})
-    for layout in _LAYOUTS:
-        node = _xml(t.root, {}, layout)
-        probe = Template(tid="", items=items, user_data=node)
-        for legacy in (False, True) if v3 else (False,):
-            if encode_template(probe, legacy_ids=legacy)[0] == t.guid.bytes_le:
-                return node
-    return first
-
-
-def _with_tail(node: XmlNode, tail: str | None) -> XmlNode:
-    return XmlNode(
-        tag=node.tag,
-        prefix=node.prefix,
-        attrs=node.attrs,
-        nsmap=node.nsmap,
-        text=node.text,
-        children=node.children,
-        tail=tail,
-    )
-
-
-def _text(parts: Sequence[Text | Subst | Element]) -> str:
-    return "".join(
-        p.text if isinstance(p, Text) else f"%{p.index + 1}" if isinstance(p, Subst) else ""
-        for p in parts
-    )
-
 
 _T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _EventRefs:
+    """The entries events refer to, each by its offset in the blob."""
+
+    channels: Mapping[int, Channel]
+    levels: Mapping[int, Level]
+    tasks: Mapping[int, Task]
+    opcodes: Mapping[int, Opcode]
+    keywords: Mapping[int, Keyword]
+    templates: Mapping[int, Template]
+
+
+class _Raw(Protocol):
+    @property
+    def offset(self) -> int: ...
+
+
+def _by_offset(raws: Iterable[_Raw], models: Sequence[_T]) -> dict[int, _T]:
+    """Model objects by the offset of the raw record each was read from."""
+    return {r.offset: m for r, m in zip(raws, models, strict=True)}
+
+
+def _event_attributes(
+    rows: Iterable[tuple[int, int, int, str]],
+) -> dict[tuple[int, int], tuple[str | None, list[str]]]:
+    """(event id, version) -> (name, attribute strings) from the EVTA rows."""
+    out: dict[tuple[int, int], tuple[str | None, list[str]]] = {}
+    for kind, version, eid, text in rows:
+        name, attrs = out.setdefault((eid, version), (None, []))
+        if kind == EVTA_NAME:
+            out[(eid, version)] = (text, attrs)
+        elif kind == EVTA_ATTRIBUTE:
+            attrs.append(text)
+    return out
+
+
+def _pattern_map(q: RawPatternMap, span: Span) -> PatternMap:
+    return PatternMap(
+        name=q.name,
+        format=q.format,
+        span=span,
+        items=tuple(PatternMapItem(name=a, value=b, span=span) for a, b in q.items),
+    )
 
 
 def _ref(table: Mapping[int, _T], offset: int, what: str, at: int) -> _T | None:
@@ -616,10 +442,10 @@ def _need(table: Mapping[int, _T], offset: int, what: str, at: int) -> _T:
     return obj
 
 
-def _string_name(kind: str, name: str, table: Mapping[str, wm.WinItem]) -> str:
+def _string_name(kind: str, name: str) -> str:
     """The string id a decompiled item's message gets: winmeta's own id for a predefined
     item (``level.Informational``), which is how a manifest overrides its text."""
-    if _builtin(name, table):
+    if wm.predefined(kind, name) is not None:
         return f"{kind}.{name[4:]}"
     return f"{kind}.{_ident(name)}"
 

@@ -22,9 +22,25 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from .crim import (
+    BX_ATTRIBUTE,
+    BX_CLOSE_EMPTY,
+    BX_CLOSE_START,
+    BX_END_ELEMENT,
+    BX_END_OF_FRAGMENT,
+    BX_FRAGMENT,
+    BX_FRAGMENT_HEADER,
+    BX_MORE,
+    BX_OPEN_START,
+    BX_OPTIONAL_SUBSTITUTION,
+    BX_STRING,
+    BX_SUBSTITUTION,
+    BX_VALUE,
+)
 from .xmltext import describe, first_bad_char, is_qname, is_uri_reference, utf16_offset
 
 MAX_DEPTH = 64
+_BASE = 0xFF & ~BX_MORE  # a token without its "more" bit
 
 
 class WevtError(ValueError):
@@ -188,14 +204,14 @@ class _Parser:
 
     def fragment(self, off: int) -> tuple[Element | None, int]:
         tok = self._tok(off)
-        if tok == 0x0F:
-            off += 4  # header: token, major, minor, flags
+        if tok == BX_FRAGMENT_HEADER:
+            off += len(BX_FRAGMENT)  # header: token, major, minor, flags
         root: Element | None = None
         while True:
             tok = self._tok(off)
-            if tok == 0x00:
+            if tok == BX_END_OF_FRAGMENT:
                 return root, off + 1
-            if tok & 0xBF == 0x01 and root is None:
+            if tok & _BASE == BX_OPEN_START and root is None:
                 root, off = self.element(off, 0)
             else:
                 raise WevtError(f"unexpected BinXML token 0x{tok:02x} at offset 0x{off:x}")
@@ -213,7 +229,7 @@ class _Parser:
         if depth >= MAX_DEPTH:
             raise WevtError(f"BinXML at offset 0x{off:x} nests deeper than {MAX_DEPTH} elements")
         tok = self._tok(off)
-        has_attrs = bool(tok & 0x40)
+        has_attrs = bool(tok & BX_MORE)
         size = self.buf.u32(off + 3, "BinXML element size")
         elem_end = off + 7 + size
         if elem_end > self.end:
@@ -224,7 +240,7 @@ class _Parser:
             pos += 4  # byte size of the attribute list
             while True:
                 tok = self._tok(pos)
-                if tok & 0xBF != 0x06:
+                if tok & _BASE != BX_ATTRIBUTE:
                     raise WevtError(f"expected a BinXML attribute at offset 0x{pos:x}")
                 aname, pos = self.name(pos + 1)
                 at = pos
@@ -232,18 +248,18 @@ class _Parser:
                 if aname == "xmlns" or aname.startswith("xmlns:"):
                     self.namespace(aname, value, at)
                 elem.attrs.append((aname, value))  # type: ignore[arg-type]
-                if not tok & 0x40:
+                if not tok & BX_MORE:
                     break
         tok = self._tok(pos)
-        if tok == 0x03:
+        if tok == BX_CLOSE_EMPTY:
             return elem, pos + 1
-        if tok != 0x02:
+        if tok != BX_CLOSE_START:
             raise WevtError(
                 f"expected BinXML close-start token at offset 0x{pos:x}, got 0x{tok:02x}"
             )
         children, pos = self.content(pos + 1, depth, in_attr=False)
         tok = self._tok(pos)
-        if tok != 0x04:
+        if tok != BX_END_ELEMENT:
             raise WevtError(
                 f"expected BinXML end-element token at offset 0x{pos:x}, got 0x{tok:02x}"
             )
@@ -265,10 +281,10 @@ class _Parser:
         out: list[Element | Text | Subst] = []
         while True:
             tok = self._tok(pos)
-            base = tok & 0xBF
-            if base == 0x05:
+            base = tok & _BASE
+            if base == BX_VALUE:
                 vtype = self.buf.u8(pos + 1, "BinXML value type")
-                if vtype != 0x01:
+                if vtype != BX_STRING:
                     raise WevtError(
                         f"BinXML value at offset 0x{pos:x} has unsupported type {vtype}"
                     )
@@ -277,14 +293,14 @@ class _Parser:
                     raise WevtError(f"BinXML value at offset 0x{pos:x} runs past the end")
                 out.append(Text(self.buf.utf16(pos + 4, n, "BinXML value")))
                 pos += 4 + 2 * n
-            elif base in (0x0D, 0x0E):
+            elif base in (BX_SUBSTITUTION, BX_OPTIONAL_SUBSTITUTION):
                 idx = self.buf.u16(pos + 1, "BinXML substitution index")
                 vtype = self.buf.u8(pos + 3, "BinXML substitution type")
                 if pos + 4 > self.end:
                     raise WevtError(f"BinXML substitution at offset 0x{pos:x} runs past the end")
-                out.append(Subst(idx, vtype, base == 0x0E))
+                out.append(Subst(idx, vtype, base == BX_OPTIONAL_SUBSTITUTION))
                 pos += 4
-            elif base == 0x01 and not in_attr:
+            elif base == BX_OPEN_START and not in_attr:
                 child, pos = self.element(pos, depth + 1)
                 out.append(child)
             else:

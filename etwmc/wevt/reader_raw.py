@@ -6,46 +6,63 @@ absolute from the first byte of the CRIM block; a provider's element descriptors
 offsets here and resolved by :mod:`etwmc.wevt.reader`.  Every count is checked against
 the bytes that remain before a loop runs, so a hostile count can neither allocate more
 than the input allows nor loop for long.
+
+The table :data:`_BLOCKS` says how each element kind is read.  Most are lists of
+fixed-size entries, read by one routine (:class:`_List`) from a description: the entry
+layout (:mod:`etwmc.wevt.crim`), the record it becomes, and which of its values point at
+a name or text.  PRVA (attributes by kind), MAPS and QTAB (records with items) and TTBL
+(variable-size TEMP records) have readers of their own.  Every error names what was
+being read and its absolute offset.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from .crim import (
+    BMAP,
+    CHAN_ENTRY,
+    CRIM,
+    CRIM_HEADER,
+    DESCRIPTOR,
+    DIRECTORY_ENTRY,
+    EVNT_ENTRY,
+    EVTA_ENTRY,
+    FLTR_ENTRY,
+    KEYW_ENTRY,
+    KEYWORD_REF,
+    LEVL_ENTRY,
+    LIST_HEADER,
+    LIST_HEADER_EXTRA,
+    MAP_IS_BITMAP,
+    MAP_ITEM,
+    MAP_RECORD,
+    OPCO_ENTRY,
+    PROP_STRUCT,
+    PROPERTY,
+    PRVA_CONTROL_GUID,
+    PRVA_ENTRY,
+    PRVA_GROUP_GUID,
+    PRVA_NAME,
+    QUER,
+    QUER_ITEM,
+    QUER_RECORD,
+    RECORD_REF,
+    STRUCT_PROPERTY,
+    TASK_ENTRY,
+    TEMP,
+    TEMP_HEADER,
+    VMAP,
+    WEVT,
+    WEVT_HEADER,
+    WEVT_VERSIONS,
+    Entry,
+    Kind,
+)
 from .reader_binxml import Buf, Element, WevtError, parse_fragment
-
-NO_MESSAGE = 0xFFFFFFFF
-
-KIND_NAMES = {
-    0: "LEVL",
-    1: "TASK",
-    2: "OPCO",
-    3: "KEYW",
-    4: "EVNT",
-    5: "CHAN",
-    6: "MAPS",
-    7: "TTBL",
-    8: "QTAB",
-    9: "FLTR",
-    10: "CTRT",
-    11: "EVTF",
-    12: "EVTA",
-    13: "PRVA",
-}
-
-PRVA_NAME = 0x10000001
-PRVA_CONTROL_GUID = 0x20000001
-PRVA_GROUP_GUID = 0x20000002
-EVTA_NAME = 0x11
-EVTA_ATTRIBUTE = 0x12
-
-# Property entry flags.
-PROP_STRUCT = 0x1
-PROP_FIXED_LENGTH = 0x2
-PROP_VAR_LENGTH = 0x4
-PROP_FIXED_COUNT = 0x8
-PROP_VAR_COUNT = 0x10
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,348 +212,294 @@ class RawBlob:
 def parse_blob(data: bytes) -> RawBlob:
     """Parse a whole WEVT_TEMPLATE resource.  Raises :class:`WevtError` on malformed input."""
     b = Buf(bytes(data))
-    b.sig(0, b"CRIM", "CRIM header")
+    b.sig(0, CRIM, "CRIM header")
     size = b.u32(4, "CRIM size")
-    if size < 16 or size > len(b):
+    if size < CRIM_HEADER.size or size > len(b):
         raise WevtError(f"CRIM size {size} at offset 0x4 does not fit the {len(b)}-byte blob")
     major = b.u16(8, "CRIM major version")
     minor = b.u16(10, "CRIM minor version")
-    if major not in (3, 5):
+    if major not in WEVT_VERSIONS:
         raise WevtError(
             f"unsupported CRIM version {major}.{minor} at offset 0x8 (3.1 and 5.1 known)"
         )
     n = b.u32(12, "provider count")
-    b.count(16, n, 20, "provider directory")
+    b.count(CRIM_HEADER.size, n, DIRECTORY_ENTRY.size, "provider directory")
     providers = []
     for i in range(n):
-        at = 16 + 20 * i
-        guid = b.guid(at, "provider GUID")
-        off = b.u32(at + 16, "provider offset")
-        providers.append(_provider(b, guid, off, major))
+        entry = _values(b, CRIM_HEADER.size + DIRECTORY_ENTRY.size * i, DIRECTORY_ENTRY)
+        guid = uuid.UUID(bytes_le=entry["guid"])
+        providers.append(_provider(b, guid, entry["offset"]))
     return RawBlob(major, minor, size, tuple(providers))
 
 
-def _provider(b: Buf, guid: uuid.UUID, off: int, major: int) -> RawProvider:
-    b.sig(off, b"WEVT", f"provider {guid} block")
+def _provider(b: Buf, guid: uuid.UUID, off: int) -> RawProvider:
+    b.sig(off, WEVT, f"provider {guid} block")
     message_id = b.u32(off + 8, "provider message id")
     n = b.u32(off + 12, "provider element count")
-    b.count(off + 16, n, 8, "provider element descriptors")
-    parts: dict[str, object] = {}
+    first = off + WEVT_HEADER.size
+    b.count(first, n, DESCRIPTOR.size, "provider element descriptors")
+    parts: dict[str, Any] = {}
+    seen: set[int] = set()
     kinds = []
     for i in range(n):
-        kind = b.u32(off + 16 + 8 * i, "element kind")
-        eoff = b.u32(off + 20 + 8 * i, "element offset")
+        at = first + DESCRIPTOR.size * i
+        descriptor = _values(b, at, DESCRIPTOR)
+        kind, eoff = descriptor["kind"], descriptor["offset"]
         kinds.append(kind)
-        reader = _BLOCKS.get(kind)
-        if reader is None:
-            if kind in KIND_NAMES:
+        read = _BLOCKS.get(kind)
+        if read is None:
+            if kind in _KNOWN:
                 continue  # CTRT / EVTF: known tags mc never writes; nothing to read
-            raise WevtError(f"unknown element kind {kind} in descriptor at 0x{off + 16 + 8 * i:x}")
-        key, value = reader(b, eoff)
-        if key in parts and key != "prva":
-            raise WevtError(f"element {KIND_NAMES[kind]} at 0x{eoff:x} appears twice")
-        parts[key] = value
-    prva = parts.pop("prva", None)
-    name = control = group = None
-    if isinstance(prva, tuple):
-        name, control, group = prva
-    return RawProvider(
-        guid=guid,
-        offset=off,
-        message_id=message_id,
-        kinds=tuple(kinds),
-        name=name,
-        control_guid=control,
-        group_guid=group,
-        **parts,  # type: ignore[arg-type]
-    )
+            raise WevtError(f"unknown element kind {kind} in descriptor at 0x{at:x}")
+        fields = read(b, eoff)
+        if kind in seen and kind != Kind.PRVA:  # a later PRVA replaces an earlier one
+            raise WevtError(f"element {Kind(kind).name} at 0x{eoff:x} appears twice")
+        seen.add(kind)
+        parts.update(fields)
+    return RawProvider(guid=guid, offset=off, message_id=message_id, kinds=tuple(kinds), **parts)
 
 
-def _list_header(b: Buf, off: int, sig: bytes, entry: int, hdr: int = 12) -> int:
-    b.sig(off, sig, f"{sig.decode()} block")
-    n = b.u32(off + 8, f"{sig.decode()} count")
-    b.count(off + hdr, n, entry, f"{sig.decode()} entries")
+_KNOWN = frozenset(Kind)
+
+# --------------------------------------------------------------------------- generic
+
+
+def _values(b: Buf, at: int, entry: Entry) -> dict[str, Any]:
+    """The values of the ``entry`` at ``at`` by name; the caller has checked the bounds."""
+    return dict(zip(entry.fields, entry.layout.unpack_from(b.data, at), strict=True))
+
+
+def _header(b: Buf, off: int, kind: Kind, entry: Entry, header: Entry = LIST_HEADER) -> int:
+    """Check a list element's signature and that its entries fit; return their count."""
+    name = kind.name
+    b.sig(off, kind.signature, f"{name} block")
+    n = b.u32(off + 8, f"{name} count")
+    b.count(off + header.size, n, entry.size, f"{name} entries")
     return n
 
 
-def _chan(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"CHAN", 16)
-    out = []
+# How an entry's text is read: (buffer, offset of the text, what it is, end of the block).
+_Text = Callable[[Buf, int, str, int], str]
+
+
+def _sized(b: Buf, at: int, what: str, end: int) -> str:
+    return b.sized_string(at, what)
+
+
+def _qname(b: Buf, at: int, what: str, end: int) -> str:
+    return b.qname(at, what)
+
+
+def _zstring(b: Buf, at: int, what: str, end: int) -> str:
+    return b.zstring(at, end, what)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class _List:
+    """A list element: a header, then fixed-size entries that each become one record.
+
+    The record is called with the entry's values by name (:class:`~.crim.Entry`), after
+    ``texts`` replaced each named offset with the text it points at, and ``finish`` read
+    what else the entry points at.  ``offset`` gives the record its entry's offset."""
+
+    kind: Kind
+    field: str  # the RawProvider field the records fill
+    entry: Entry
+    record: Callable[..., object]
+    texts: tuple[tuple[str, _Text, str], ...] = ()  # (value, how to read it, what it is)
+    header: Entry = LIST_HEADER
+    offset: bool = True
+    finish: Callable[[Buf, dict[str, Any]], None] | None = None
+
+    def __call__(self, b: Buf, off: int) -> dict[str, Any]:
+        n = _header(b, off, self.kind, self.entry, self.header)
+        end = off + b.u32(off + 4, f"{self.kind.name} size")
+        first = off + self.header.size
+        records = []
+        for i in range(n):
+            at = first + self.entry.size * i
+            values = _values(b, at, self.entry)
+            for name, read, what in self.texts:
+                values[name] = read(b, values[name], what, end)
+            if self.finish is not None:
+                self.finish(b, values)
+            if self.offset:
+                values["offset"] = at
+            records.append(self.record(**values))
+        return {self.field: tuple(records)}
+
+
+# --------------------------------------------------------------------------- entries
+
+
+def _task_guid(b: Buf, v: dict[str, Any]) -> None:
+    v["event_guid"] = uuid.UUID(bytes_le=v["event_guid"])
+
+
+def _keyword_array(b: Buf, v: dict[str, Any]) -> None:
+    """An event's keywords: ``keyword_count`` KEYW entry offsets at ``keyword_array``."""
+    n, at = v.pop("keyword_count"), v.pop("keyword_array")
+    if n:
+        b.count(at, n, KEYWORD_REF.size, "event keyword array")
+    refs = KEYWORD_REF.layout.iter_unpack(b.data[at : at + KEYWORD_REF.size * n]) if n else ()
+    v["keyword_offsets"] = tuple(ref for (ref,) in refs)
+
+
+def _attribute(kind: int, version: int, event_id: int, text: str) -> tuple[int, int, int, str]:
+    return (kind, version, event_id, text)
+
+
+# A provider attribute (PRVA entry kind): the RawProvider field, how to read its value.
+_PROVIDER_ATTRIBUTES: dict[int, tuple[str, Callable[[Buf, int, int], object]]] = {
+    PRVA_NAME: ("name", lambda b, at, end: b.zstring(at, end, "provider name")[0]),
+    PRVA_CONTROL_GUID: ("control_guid", lambda b, at, end: b.guid(at, "provider control GUID")),
+    PRVA_GROUP_GUID: ("group_guid", lambda b, at, end: b.guid(at, "provider group GUID")),
+}
+
+
+def _prva(b: Buf, off: int) -> dict[str, Any]:
+    n = _header(b, off, Kind.PRVA, PRVA_ENTRY)
+    end = off + b.u32(off + 4, "PRVA size")
+    out: dict[str, Any] = dict.fromkeys(field for field, _ in _PROVIDER_ATTRIBUTES.values())
     for i in range(n):
-        e = off + 12 + 16 * i
-        name = b.sized_string(b.u32(e + 4, "channel name offset"), "channel name")
-        out.append(
-            RawChannel(
-                e,
-                b.u32(e, "channel flags"),
-                name,
-                b.u32(e + 8, "channel value"),
-                b.u32(e + 12, "channel message id"),
-            )
-        )
-    return "channels", tuple(out)
+        entry = _values(b, off + LIST_HEADER.size + PRVA_ENTRY.size * i, PRVA_ENTRY)
+        known = _PROVIDER_ATTRIBUTES.get(entry["kind"])
+        # Unknown attribute kinds are skipped: they carry no meaning etwmc knows.
+        if known is not None:
+            field, read = known
+            out[field] = read(b, entry["value"], end)
+    return out
 
 
-def _levl(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"LEVL", 12)
-    out = []
-    for i in range(n):
-        e = off + 12 + 12 * i
-        name = b.qname(b.u32(e + 8, "level name offset"), "level name")
-        out.append(RawLevel(e, b.u32(e, "level value"), b.u32(e + 4, "level message id"), name))
-    return "levels", tuple(out)
+def _record_offsets(b: Buf, off: int, kind: Kind) -> list[int]:
+    """MAPS and QTAB: the offsets of their records."""
+    n = _header(b, off, kind, RECORD_REF)
+    first = off + LIST_HEADER.size
+    return [_values(b, first + RECORD_REF.size * i, RECORD_REF)["offset"] for i in range(n)]
 
 
-def _opco(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"OPCO", 12)
-    out = []
-    for i in range(n):
-        e = off + 12 + 12 * i
-        name = b.qname(b.u32(e + 8, "opcode name offset"), "opcode name")
-        out.append(
-            RawOpcode(
-                e,
-                b.u16(e, "opcode task"),
-                b.u16(e + 2, "opcode value"),
-                b.u32(e + 4, "opcode message id"),
-                name,
-            )
-        )
-    return "opcodes", tuple(out)
-
-
-def _task(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"TASK", 28)
-    out = []
-    for i in range(n):
-        e = off + 12 + 28 * i
-        name = b.qname(b.u32(e + 24, "task name offset"), "task name")
-        out.append(
-            RawTask(
-                e,
-                b.u32(e, "task value"),
-                b.u32(e + 4, "task message id"),
-                b.guid(e + 8, "task event GUID"),
-                name,
-            )
-        )
-    return "tasks", tuple(out)
-
-
-def _keyw(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"KEYW", 16)
-    out = []
-    for i in range(n):
-        e = off + 12 + 16 * i
-        name = b.qname(b.u32(e + 12, "keyword name offset"), "keyword name")
-        out.append(
-            RawKeyword(e, b.u64(e, "keyword mask"), b.u32(e + 8, "keyword message id"), name)
-        )
-    return "keywords", tuple(out)
-
-
-def _maps(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"MAPS", 4)
-    offsets = [b.u32(off + 12 + 4 * i, "map offset") for i in range(n)]
+def _maps(b: Buf, off: int) -> dict[str, Any]:
+    offsets = _record_offsets(b, off, Kind.MAPS)
     if len(set(offsets)) != len(offsets):
         raise WevtError(f"MAPS block at 0x{off:x} lists a map twice")
     out = []
     for moff in sorted(offsets):  # physical order = manifest order
-        b.need(moff, 20, "map record")
-        sig = b.data[moff : moff + 4]
-        if sig not in (b"VMAP", b"BMAP"):
+        b.need(moff, MAP_RECORD.size, "map record")
+        record = _values(b, moff, MAP_RECORD)
+        sig = record["signature"]
+        if sig not in (VMAP, BMAP):
             raise WevtError(f"map record at 0x{moff:x}: expected 'VMAP' or 'BMAP', found {sig!r}")
-        name = b.sized_string(b.u32(moff + 8, "map name offset"), "map name")
-        flags = b.u32(moff + 12, "map flags")
-        k = b.u32(moff + 16, "map item count")
-        b.count(moff + 20, k, 8, "map items")
-        items = tuple(
-            (
-                b.u32(moff + 20 + 8 * j, "map item value"),
-                b.u32(moff + 24 + 8 * j, "map item message"),
-            )
-            for j in range(k)
-        )
-        out.append(RawMap(moff, bool(flags & 1) or sig == b"BMAP", name, items))
-    return "maps", tuple(out)
+        name = b.sized_string(record["name"], "map name")
+        k, first = record["count"], moff + MAP_RECORD.size
+        b.count(first, k, MAP_ITEM.size, "map items")
+        items = tuple(MAP_ITEM.layout.iter_unpack(b.data[first : first + MAP_ITEM.size * k]))
+        out.append(RawMap(moff, bool(record["flags"] & MAP_IS_BITMAP) or sig == BMAP, name, items))
+    return {"maps": tuple(out)}
 
 
-def _qtab(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"QTAB", 4)
+def _qtab(b: Buf, off: int) -> dict[str, Any]:
     out = []
-    for i in range(n):
-        q = b.u32(off + 12 + 4 * i, "pattern map offset")
-        b.sig(q, b"QUER", "pattern map record")
+    for q in _record_offsets(b, off, Kind.QTAB):
+        # Read field by field: only the signature is known to fit before each read.
+        b.sig(q, QUER, "pattern map record")
         name = b.sized_string(b.u32(q + 8, "pattern map name offset"), "pattern map name")
         fmt = b.sized_string(b.u32(q + 12, "pattern map format offset"), "pattern map format")
         k = b.u32(q + 16, "pattern map item count")
-        b.count(q + 20, k, 8, "pattern map items")
-        items = tuple(
-            (
-                b.sized_string(b.u32(q + 20 + 8 * j, "pattern name offset"), "pattern name"),
-                b.sized_string(b.u32(q + 24 + 8 * j, "pattern value offset"), "pattern value"),
+        first = q + QUER_RECORD.size
+        b.count(first, k, QUER_ITEM.size, "pattern map items")
+        items = []
+        for j in range(k):
+            item = _values(b, first + QUER_ITEM.size * j, QUER_ITEM)
+            items.append(
+                (
+                    b.sized_string(item["name"], "pattern name"),
+                    b.sized_string(item["value"], "pattern value"),
+                )
             )
-            for j in range(k)
-        )
-        out.append(RawPatternMap(q, name, fmt, items))
-    return "pattern_maps", tuple(out)
+        out.append(RawPatternMap(q, name, fmt, tuple(items)))
+    return {"pattern_maps": tuple(out)}
 
 
-def _ttbl(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"TTBL", 40)
-    pos = off + 12
+def _ttbl(b: Buf, off: int) -> dict[str, Any]:
+    n = _header(b, off, Kind.TTBL, TEMP_HEADER)  # each TEMP record is at least a header
+    pos = off + LIST_HEADER.size
     out = []
     for _ in range(n):
         t = _temp(b, pos)
         out.append(t)
         pos += b.u32(pos + 4, "TEMP size")
-    return "templates", tuple(out)
+    return {"templates": tuple(out)}
 
 
 def _temp(b: Buf, off: int) -> RawTemplate:
-    b.sig(off, b"TEMP", "template record")
+    b.sig(off, TEMP, "template record")
     size = b.u32(off + 4, "TEMP size")
     end = off + size
-    if size < 40 or end > len(b):
+    if size < TEMP_HEADER.size or end > len(b):
         raise WevtError(f"TEMP at 0x{off:x} has bad size {size}")
-    params = b.u32(off + 8, "TEMP parameter count")
-    nprops = b.u32(off + 12, "TEMP property count")
-    props_off = b.u32(off + 16, "TEMP property offset")
-    flags = b.u32(off + 20, "TEMP flags")
-    guid = b.guid(off + 24, "TEMP id")
-    if not off + 40 <= props_off <= end:
+    h = _values(b, off, TEMP_HEADER)
+    params, nprops, props_off = h["param_count"], h["property_count"], h["properties"]
+    if not off + TEMP_HEADER.size <= props_off <= end:
         raise WevtError(f"TEMP at 0x{off:x}: property offset 0x{props_off:x} outside the record")
-    if nprops * 20 > end - props_off or params > nprops:
+    if nprops * PROPERTY.size > end - props_off or params > nprops:
         raise WevtError(f"TEMP at 0x{off:x}: {nprops} properties ({params} top-level) do not fit")
     root = None
-    if props_off > off + 40:
-        root, _ = parse_fragment(b, off + 40, props_off)
+    if props_off > off + TEMP_HEADER.size:
+        root, _ = parse_fragment(b, off + TEMP_HEADER.size, props_off)
     props = []
     for i in range(nprops):
-        e = props_off + 20 * i
-        pflags = b.u32(e, "property flags")
-        name = b.sized_string(b.u32(e + 16, "property name offset"), "property name")
-        count, length = b.u16(e + 12, "property count"), b.u16(e + 14, "property length")
-        map_off = b.u32(e + 8, "property map offset")
-        if pflags & PROP_STRUCT:
-            first, members = b.u16(e + 4, "struct first member"), b.u16(e + 6, "struct members")
+        e = props_off + PROPERTY.size * i
+        v = _values(b, e, PROPERTY)
+        name = b.sized_string(v["name"], "property name")
+        if v["flags"] & PROP_STRUCT:
+            s = _values(b, e, STRUCT_PROPERTY)
+            first, members = s["first_member"], s["member_count"]
             if first + members > nprops:
                 raise WevtError(
                     f"struct property at 0x{e:x}: members {first}+{members} out of range"
                 )
-            props.append(RawProperty(pflags, 0, 0, map_off, count, length, name, first, members))
+            props.append(
+                RawProperty(
+                    s["flags"], 0, 0, s["map_offset"], s["count"], s["length"], name, first, members
+                )
+            )
         else:
             props.append(
                 RawProperty(
-                    pflags,
-                    b.u8(e + 4, "inType"),
-                    b.u8(e + 5, "outType"),
-                    map_off,
-                    count,
-                    length,
+                    v["flags"],
+                    v["in_type"],
+                    v["out_type"],
+                    v["map_offset"],
+                    v["count"],
+                    v["length"],
                     name,
                 )
             )
-    return RawTemplate(off, params, flags, guid, root, tuple(props))
+    return RawTemplate(off, params, h["flags"], uuid.UUID(bytes_le=h["guid"]), root, tuple(props))
 
 
-def _prva(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"PRVA", 8)
-    size = b.u32(off + 4, "PRVA size")
-    end = off + size
-    name = control = group = None
-    for i in range(n):
-        kind = b.u32(off + 12 + 8 * i, "provider attribute kind")
-        voff = b.u32(off + 16 + 8 * i, "provider attribute offset")
-        if kind == PRVA_NAME:
-            name, _ = b.zstring(voff, end, "provider name")
-        elif kind == PRVA_CONTROL_GUID:
-            control = b.guid(voff, "provider control GUID")
-        elif kind == PRVA_GROUP_GUID:
-            group = b.guid(voff, "provider group GUID")
-        # Unknown attribute kinds are skipped: they carry no meaning etwmc knows.
-    return "prva", (name, control, group)
+# --------------------------------------------------------------------------- the table
 
-
-def _evnt(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"EVNT", 48, hdr=16)
-    out = []
-    for i in range(n):
-        e = off + 16 + 48 * i
-        nkw = b.u32(e + 36, "event keyword count")
-        kw_off = b.u32(e + 40, "event keyword array offset")
-        if nkw:
-            b.count(kw_off, nkw, 4, "event keyword array")
-        kws = tuple(b.u32(kw_off + 4 * j, "event keyword offset") for j in range(nkw))
-        out.append(
-            RawEvent(
-                offset=e,
-                id=b.u16(e, "event id"),
-                version=b.u8(e + 2, "event version"),
-                channel=b.u8(e + 3, "event channel"),
-                level=b.u8(e + 4, "event level"),
-                opcode=b.u8(e + 5, "event opcode"),
-                task=b.u16(e + 6, "event task"),
-                keyword=b.u64(e + 8, "event keyword"),
-                message_id=b.u32(e + 16, "event message id"),
-                template_offset=b.u32(e + 20, "event template"),
-                opcode_offset=b.u32(e + 24, "event opcode"),
-                level_offset=b.u32(e + 28, "event level"),
-                task_offset=b.u32(e + 32, "event task"),
-                keyword_offsets=kws,
-                channel_offset=b.u32(e + 44, "event channel"),
-            )
-        )
-    return "events", tuple(out)
-
-
-def _evta(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"EVTA", 8)
-    end = off + b.u32(off + 4, "EVTA size")
-    out = []
-    for i in range(n):
-        e = off + 12 + 8 * i
-        text, _ = b.zstring(b.u32(e + 4, "event attribute offset"), end, "event attribute")
-        out.append(
-            (
-                b.u8(e, "event attribute kind"),
-                b.u8(e + 1, "event attribute version"),
-                b.u16(e + 2, "event attribute id"),
-                text,
-            )
-        )
-    return "event_attributes", tuple(out)
-
-
-def _fltr(b: Buf, off: int) -> tuple[str, object]:
-    n = _list_header(b, off, b"FLTR", 16, hdr=16)
-    out = []
-    for i in range(n):
-        e = off + 16 + 16 * i
-        name = b.qname(b.u32(e + 8, "filter name offset"), "filter name")
-        out.append(
-            RawFilter(
-                b.u8(e, "filter value"),
-                b.u8(e + 1, "filter version"),
-                b.u32(e + 4, "filter message id"),
-                name,
-                b.u32(e + 12, "filter template"),
-            )
-        )
-    return "filters", tuple(out)
-
-
-_BLOCKS = {
-    0: _levl,
-    1: _task,
-    2: _opco,
-    3: _keyw,
-    4: _evnt,
-    5: _chan,
-    6: _maps,
-    7: _ttbl,
-    8: _qtab,
-    9: _fltr,
-    12: _evta,
-    13: _prva,
-}
+_BLOCKS: dict[int, Callable[[Buf, int], dict[str, Any]]] = {
+    Kind.CHAN: _List(Kind.CHAN, "channels", CHAN_ENTRY, RawChannel,
+                     texts=(("name", _sized, "channel name"),)),
+    Kind.LEVL: _List(Kind.LEVL, "levels", LEVL_ENTRY, RawLevel,
+                     texts=(("name", _qname, "level name"),)),
+    Kind.OPCO: _List(Kind.OPCO, "opcodes", OPCO_ENTRY, RawOpcode,
+                     texts=(("name", _qname, "opcode name"),)),
+    Kind.TASK: _List(Kind.TASK, "tasks", TASK_ENTRY, RawTask,
+                     texts=(("name", _qname, "task name"),), finish=_task_guid),
+    Kind.KEYW: _List(Kind.KEYW, "keywords", KEYW_ENTRY, RawKeyword,
+                     texts=(("name", _qname, "keyword name"),)),
+    Kind.EVNT: _List(Kind.EVNT, "events", EVNT_ENTRY, RawEvent,
+                     header=LIST_HEADER_EXTRA, finish=_keyword_array),
+    Kind.EVTA: _List(Kind.EVTA, "event_attributes", EVTA_ENTRY, _attribute,
+                     texts=(("text", _zstring, "event attribute"),), offset=False),
+    Kind.FLTR: _List(Kind.FLTR, "filters", FLTR_ENTRY, RawFilter,
+                     texts=(("name", _qname, "filter name"),), header=LIST_HEADER_EXTRA,
+                     offset=False),
+    Kind.PRVA: _prva,
+    Kind.MAPS: _maps,
+    Kind.QTAB: _qtab,
+    Kind.TTBL: _ttbl,
+}  # fmt: skip

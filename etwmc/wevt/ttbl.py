@@ -12,24 +12,37 @@ written or the inType's default.
 
 from __future__ import annotations
 
-import struct
-
 from .. import winmeta as wm
 from ..model import Field, Provider, Struct, Template
+from ..winmeta import InTypeCode
 from .binxml import encode_template
-from .strings import sized_string
-
-# Property entry flags.
-P_STRUCT, P_FIXED_LENGTH, P_VAR_LENGTH, P_FIXED_COUNT, P_VAR_COUNT = 1, 2, 4, 8, 0x10
+from .crim import (
+    LIST_HEADER,
+    PROP_FIXED_COUNT,
+    PROP_FIXED_LENGTH,
+    PROP_STRUCT,
+    PROP_VAR_COUNT,
+    PROP_VAR_LENGTH,
+    PROPERTY,
+    STRUCT_PROPERTY,
+    TEMP,
+    TEMP_HEADER,
+    TEMPLATE_EVENT_DATA,
+    TEMPLATE_USER_DATA,
+    Kind,
+    sized_string,
+)
 
 
 def write_ttbl(out: bytearray, offsets: dict[int, int], p: Provider, *, legacy_ids: bool) -> None:
     """TTBL: header, then one TEMP record per template in manifest order."""
     start = len(out)
-    out += bytes(12)
+    out += bytes(LIST_HEADER.size)
     for t in p.templates:
         _temp(out, offsets, p, t, legacy_ids)
-    struct.pack_into("<4sII", out, start, b"TTBL", len(out) - start, len(p.templates))
+    LIST_HEADER.layout.pack_into(
+        out, start, Kind.TTBL.signature, len(out) - start, len(p.templates)
+    )
 
 
 def _temp(
@@ -38,37 +51,37 @@ def _temp(
     start = len(out)
     offsets[id(t)] = start
     tid, bx = encode_template(t, legacy_ids=legacy_ids)
-    out += bytes(40)
+    out += bytes(TEMP_HEADER.size)
     out += bx
     props_at = len(out)
     top = t.items
     members = [f for s in top if isinstance(s, Struct) for f in s.fields]
     total = len(top) + len(members)
-    out += bytes(20 * total)
+    entry = PROPERTY.size  # STRUCT_PROPERTY's too
+    out += bytes(entry * total)
     index = {item.name: i for i, item in reversed(list(enumerate(top)))}
     first_member = len(top)
     k = 0
     for item in top:
         if isinstance(item, Struct):
-            _struct_entry(out, props_at + 20 * k, item, first_member, index)
+            _struct_entry(out, props_at + entry * k, item, first_member, index)
             first_member += len(item.fields)
         else:
-            _field_entry(out, offsets, props_at + 20 * k, p, item, index, 0)
+            _field_entry(out, offsets, props_at + entry * k, p, item, index, 0)
         k += 1
     base = len(top)
     for s in top:
         if isinstance(s, Struct):
             local = {f.name: i for i, f in reversed(list(enumerate(s.fields)))}
             for f in s.fields:
-                _field_entry(out, offsets, props_at + 20 * k, p, f, local, base)
+                _field_entry(out, offsets, props_at + entry * k, p, f, local, base)
                 k += 1
             base += len(s.fields)
-    flags = 2 if t.user_data is not None else 1
-    struct.pack_into(
-        "<4sIIIII16s",
+    flags = TEMPLATE_USER_DATA if t.user_data is not None else TEMPLATE_EVENT_DATA
+    TEMP_HEADER.layout.pack_into(
         out,
         start,
-        b"TEMP",
+        TEMP,
         len(out) - start,
         len(top),
         total,
@@ -97,45 +110,45 @@ def _field_entry(
     index: dict[str, int],
     base: int,
 ) -> None:
-    cflag, count = _extent(f.count, index, base, P_FIXED_COUNT, P_VAR_COUNT)
-    lflag, length = _extent(f.length, index, base, P_FIXED_LENGTH, P_VAR_LENGTH)
-    if lflag == P_FIXED_LENGTH and f.in_type is not None and f.in_type.qname == "win:SID":
+    cflag, count = _extent(f.count, index, base, PROP_FIXED_COUNT, PROP_VAR_COUNT)
+    lflag, length = _extent(f.length, index, base, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
+    if lflag == PROP_FIXED_LENGTH and f.in_type is not None and f.in_type.code == InTypeCode.SID:
         lflag = 0
-    in_code = f.in_type.code if f.in_type is not None else 0
+    in_code = f.in_type.code if f.in_type is not None else InTypeCode.NULL
     out_code = _out_code(f)
     map_at = 0
     if f.map is not None:
         m = p.map_named(f.map)
         map_at = offsets.get(id(m), 0) if m is not None else 0
-    struct.pack_into(
-        "<IBBxxIHH",
+    PROPERTY.layout.pack_into(
         out,
         at,
         cflag | lflag,
         in_code & 0xFF,
         out_code & 0xFF,
+        0,
         map_at,
         count,
         length,
+        len(out),  # the name, appended next
     )
-    struct.pack_into("<I", out, at + 16, len(out))
     out += sized_string(f.name)
 
 
 def _struct_entry(out: bytearray, at: int, s: Struct, first: int, index: dict[str, int]) -> None:
-    cflag, count = _extent(s.count, index, 0, P_FIXED_COUNT, P_VAR_COUNT)
-    lflag, length = _extent(s.length, index, 0, P_FIXED_LENGTH, P_VAR_LENGTH)
-    struct.pack_into(
-        "<IHH4xHH",
+    cflag, count = _extent(s.count, index, 0, PROP_FIXED_COUNT, PROP_VAR_COUNT)
+    lflag, length = _extent(s.length, index, 0, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
+    STRUCT_PROPERTY.layout.pack_into(
         out,
         at,
-        P_STRUCT | cflag | lflag,
+        PROP_STRUCT | cflag | lflag,
         first & 0xFFFF,
         len(s.fields) & 0xFFFF,
+        0,
         count,
         length,
+        len(out),  # the name, appended next
     )
-    struct.pack_into("<I", out, at + 16, len(out))
     out += sized_string(s.name)
 
 

@@ -16,35 +16,61 @@ Layout rules (binary-formats.md §1; every one checked against mc's outputs):
   everything else in manifest order.  All sorts are stable.
 * Names are "sized strings" (u32 size incl. itself, UTF-16, NUL, padded to 4) except in
   PRVA and EVTA (bare NUL-terminated strings, the block padded to 4).
+
+The signatures, flags and entry layouts are :mod:`etwmc.wevt.crim`'s.
 """
 
 from __future__ import annotations
 
-import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-from ..model import Channel, Event, Manifest, Provider
-from .collect import ProviderItems, provider_items
+from ..descriptors import ProviderItems, provider_items
+from ..model import Channel, Event, Keyword, Level, Manifest, Opcode, Provider, Task
+from ..msgids import MessageIds, message_ids
+from .crim import (
+    CHAN_ENTRY,
+    CHANNEL_IMPORTED,
+    CRIM,
+    CRIM_HEADER,
+    CRIM_MINOR,
+    DEFAULT_WEVT_VERSION,
+    DESCRIPTOR,
+    DIRECTORY_ENTRY,
+    EVNT_ENTRY,
+    EVTA_ATTRIBUTE,
+    EVTA_ENTRY,
+    EVTA_NAME,
+    FLTR_ENTRY,
+    KEYW_ENTRY,
+    KEYWORD_REF,
+    LEVL_ENTRY,
+    LIST_HEADER,
+    LIST_HEADER_EXTRA,
+    OPCO_ENTRY,
+    PRVA_CONTROL_GUID,
+    PRVA_ENTRY,
+    PRVA_GROUP_GUID,
+    PRVA_NAME,
+    TASK_ENTRY,
+    V3_SLOTS,
+    WEVT,
+    WEVT_HEADER,
+    Entry,
+    Kind,
+    check_version,
+    ordinal_key,
+    sized_string,
+    z_string,
+)
 from .maps import write_maps, write_qtab
-from .msgids import NO_MESSAGE, MessageIds, assign_message_ids
-from .strings import ordinal_key, sized_string, z_string
 from .ttbl import write_ttbl
 
-LEVL, TASK, OPCO, KEYW, EVNT, CHAN, MAPS, TTBL, QTAB, FLTR = range(10)
-EVTA, PRVA = 12, 13
-V3_SLOTS = 11
-
-PRVA_NAME = 0x10000001
-PRVA_CONTROL_GUID = 0x20000001
-PRVA_GROUP_GUID = 0x20000002
-EVTA_NAME = 0x11
-EVTA_ATTRIBUTE = 0x12
-
-
-_pack_into = struct.pack_into
 # Model values are cut to the width of their field: out-of-range values have already
 # been reported by the validator, and the writer must still not fail on them.
 _U32 = 0xFFFFFFFF
+
+_Listed = TypeVar("_Listed", Channel, Level, Task, Opcode, Keyword)
 
 
 def split_attributes(text: str) -> list[str]:
@@ -83,12 +109,15 @@ class _Writer:
     def crim(self) -> bytes:
         provs = self.m.providers
         out = self.out
-        out += bytes(16 + 20 * len(provs))
+        directory = CRIM_HEADER.size
+        out += bytes(directory + DIRECTORY_ENTRY.size * len(provs))
         for i, p in enumerate(provs):
             off = len(out)
             self.wevt(p)
-            _pack_into("<16sI", out, 16 + 20 * i, p.guid.bytes_le, off)
-        _pack_into("<4sIHHI", out, 0, b"CRIM", len(out), self.version, 1, len(provs))
+            DIRECTORY_ENTRY.layout.pack_into(
+                out, directory + DIRECTORY_ENTRY.size * i, p.guid.bytes_le, off
+            )
+        CRIM_HEADER.layout.pack_into(out, 0, CRIM, len(out), self.version, CRIM_MINOR, len(provs))
         out += b"\0\0"
         return bytes(out)
 
@@ -96,135 +125,126 @@ class _Writer:
         self.at = {}
         items = provider_items(p)
         v5 = self.version >= 5
-        kinds: list[tuple[int, Callable[[], None]]] = []
+        kinds: list[tuple[Kind, Callable[[], None]]] = []
         if items.channels:
-            kinds.append((CHAN, lambda: self.chan(items)))
+            kinds.append((Kind.CHAN, lambda: self.chan(items)))
         if p.maps:
-            kinds.append((MAPS, lambda: write_maps(self.out, self.at, p.maps, self.ids)))
+            kinds.append((Kind.MAPS, lambda: write_maps(self.out, self.at, p.maps, self.ids)))
         if p.pattern_maps:
-            kinds.append((QTAB, lambda: write_qtab(self.out, self.at, p.pattern_maps)))
+            kinds.append((Kind.QTAB, lambda: write_qtab(self.out, self.at, p.pattern_maps)))
         if p.templates:
             kinds.append(
-                (TTBL, lambda: write_ttbl(self.out, self.at, p, legacy_ids=self.legacy_ids))
+                (Kind.TTBL, lambda: write_ttbl(self.out, self.at, p, legacy_ids=self.legacy_ids))
             )
         if v5:
-            kinds.append((PRVA, lambda: self.prva(p)))
-        kinds.append((OPCO, lambda: self.opco(items)))
-        kinds.append((LEVL, lambda: self.levl(items)))
-        kinds.append((TASK, lambda: self.task(items)))
-        kinds.append((KEYW, lambda: self.keyw(items)))
+            kinds.append((Kind.PRVA, lambda: self.prva(p)))
+        kinds.append((Kind.OPCO, lambda: self.opco(items)))
+        kinds.append((Kind.LEVL, lambda: self.levl(items)))
+        kinds.append((Kind.TASK, lambda: self.task(items)))
+        kinds.append((Kind.KEYW, lambda: self.keyw(items)))
         if p.events:
-            kinds.append((EVNT, lambda: self.evnt(p)))
+            kinds.append((Kind.EVNT, lambda: self.evnt(p)))
             if v5 and any(e.name is not None or e.attributes for e in p.events):
-                kinds.append((EVTA, lambda: self.evta(p)))
+                kinds.append((Kind.EVTA, lambda: self.evta(p)))
         if p.filters:
-            kinds.append((FLTR, lambda: self.fltr(p)))
+            kinds.append((Kind.FLTR, lambda: self.fltr(p)))
 
         out = self.out
         start = len(out)
         slots = len(kinds) if v5 else V3_SLOTS
-        out += bytes(16 + 8 * slots)
+        descriptors = start + WEVT_HEADER.size
+        out += bytes(WEVT_HEADER.size + DESCRIPTOR.size * slots)
         for i, (kind, write) in enumerate(kinds):
-            if kind == EVNT:
+            if kind == Kind.EVNT:
                 out += b"\0" * (-len(out) % 8)
-            _pack_into("<II", out, start + 16 + 8 * i, kind, len(out))
+            DESCRIPTOR.layout.pack_into(out, descriptors + DESCRIPTOR.size * i, kind, len(out))
             write()
-        _pack_into(
-            "<4sIII", out, start, b"WEVT", len(out) - start, self.ids.provider_id(p), len(kinds)
+        WEVT_HEADER.layout.pack_into(
+            out, start, WEVT, len(out) - start, self.ids.provider_id(p), len(kinds)
         )
 
     # ------------------------------------------------------------------ helpers
 
     def _list(
         self,
-        sig: bytes,
-        n: int,
-        entry: int,
-        fill: Callable[[int, int], str],
-        name_at: int | None = None,
+        kind: Kind,
+        entry: Entry,
+        items: Sequence[_Listed],
+        values: Callable[[_Listed, int], tuple[int | bytes, ...]],
     ) -> None:
-        """A list block: header, ``n`` entries of ``entry`` bytes, then their names.
+        """A list element: header, one ``entry`` per item, then the items' names.
 
-        ``fill(i, at)`` writes entry i at offset ``at`` (all but its name offset) and
-        returns its name, whose offset goes at ``name_at`` in the entry (default: its
-        last 4 bytes).  An empty list has size 0."""
-        name_pos = entry - 4 if name_at is None else name_at
+        ``values(item, name_at)`` gives the entry's values in layout order, ``name_at``
+        being the offset its name is written at.  An empty list has size 0."""
         out = self.out
         start = len(out)
-        out += bytes(12 + n * entry)
-        for i in range(n):
-            at = start + 12 + i * entry
-            name = fill(i, at)
-            _pack_into("<I", out, at + name_pos, len(out))
-            out += sized_string(name)
-        size = len(out) - start if n else 0
-        _pack_into("<4sII", out, start, sig, size, n)
+        first = start + LIST_HEADER.size
+        out += bytes(LIST_HEADER.size + len(items) * entry.size)
+        pack = entry.layout.pack_into
+        for i, item in enumerate(items):
+            at = first + i * entry.size
+            self.at[id(item)] = at
+            pack(out, at, *values(item, len(out)))
+            out += sized_string(item.name)
+        size = len(out) - start if items else 0
+        LIST_HEADER.layout.pack_into(out, start, kind.signature, size, len(items))
 
     # ------------------------------------------------------------------ blocks
 
     def chan(self, items: ProviderItems) -> None:
-        chans = items.channels
-        out = self.out
-
-        def fill(i: int, at: int) -> str:
-            c = chans[i]
-            self.at[id(c)] = at
-            flags = 1 if (c.imported or c.builtin) else 0
-            _pack_into("<I4xII", out, at, flags, c.value & _U32, self.ids.channel_id(c))
-            return c.name
-
-        self._list(b"CHAN", len(chans), 16, fill, name_at=4)
+        ids = self.ids
+        self._list(
+            Kind.CHAN,
+            CHAN_ENTRY,
+            items.channels,
+            lambda c, name: (
+                CHANNEL_IMPORTED if (c.imported or c.builtin) else 0,
+                name,
+                c.value & _U32,
+                ids.channel_id(c),
+            ),
+        )
 
     def opco(self, items: ProviderItems) -> None:
-        ops = sorted(items.opcodes, key=lambda o: (o.value << 16) | o.task_value)
-        out = self.out
-
-        def fill(i: int, at: int) -> str:
-            o = ops[i]
-            self.at[id(o)] = at
-            _pack_into(
-                "<HHI", out, at, o.task_value & 0xFFFF, o.value & 0xFFFF, self.ids.opcode_id(o)
-            )
-            return o.name
-
-        self._list(b"OPCO", len(ops), 12, fill)
+        ids = self.ids
+        self._list(
+            Kind.OPCO,
+            OPCO_ENTRY,
+            sorted(items.opcodes, key=lambda o: (o.value << 16) | o.task_value),
+            lambda o, name: (o.task_value & 0xFFFF, o.value & 0xFFFF, ids.opcode_id(o), name),
+        )
 
     def levl(self, items: ProviderItems) -> None:
-        levels = sorted(items.levels, key=lambda lv: lv.value)
-        out = self.out
-
-        def fill(i: int, at: int) -> str:
-            lv = levels[i]
-            self.at[id(lv)] = at
-            _pack_into("<II", out, at, lv.value & _U32, self.ids.level_id(lv))
-            return lv.name
-
-        self._list(b"LEVL", len(levels), 12, fill)
+        ids = self.ids
+        self._list(
+            Kind.LEVL,
+            LEVL_ENTRY,
+            sorted(items.levels, key=lambda lv: lv.value),
+            lambda lv, name: (lv.value & _U32, ids.level_id(lv), name),
+        )
 
     def task(self, items: ProviderItems) -> None:
-        tasks = items.tasks
-        out = self.out
-
-        def fill(i: int, at: int) -> str:
-            t = tasks[i]
-            self.at[id(t)] = at
-            guid = t.event_guid.bytes_le if t.event_guid else bytes(16)
-            _pack_into("<II16s", out, at, t.value & _U32, self.ids.task_id(t), guid)
-            return t.name
-
-        self._list(b"TASK", len(tasks), 28, fill)
+        ids = self.ids
+        self._list(
+            Kind.TASK,
+            TASK_ENTRY,
+            items.tasks,
+            lambda t, name: (
+                t.value & _U32,
+                ids.task_id(t),
+                t.event_guid.bytes_le if t.event_guid else bytes(16),
+                name,
+            ),
+        )
 
     def keyw(self, items: ProviderItems) -> None:
-        kws = sorted(items.keywords, key=lambda k: k.mask)
-        out = self.out
-
-        def fill(i: int, at: int) -> str:
-            k = kws[i]
-            self.at[id(k)] = at
-            _pack_into("<QI", out, at, k.mask & 0xFFFFFFFFFFFFFFFF, self.ids.keyword_id(k))
-            return k.name
-
-        self._list(b"KEYW", len(kws), 16, fill)
+        ids = self.ids
+        self._list(
+            Kind.KEYW,
+            KEYW_ENTRY,
+            sorted(items.keywords, key=lambda k: k.mask),
+            lambda k, name: (k.mask & 0xFFFFFFFFFFFFFFFF, ids.keyword_id(k), name),
+        )
 
     def prva(self, p: Provider) -> None:
         out = self.out
@@ -234,37 +254,44 @@ class _Writer:
             entries.append((PRVA_CONTROL_GUID, p.control_guid.bytes_le))
         if p.traits is not None and p.traits.group_guid is not None:
             entries.append((PRVA_GROUP_GUID, p.traits.group_guid.bytes_le))
-        out += bytes(12 + 8 * len(entries))
+        first = start + LIST_HEADER.size
+        out += bytes(LIST_HEADER.size + PRVA_ENTRY.size * len(entries))
         for i, (kind, value) in enumerate(entries):
             if kind != PRVA_NAME:
                 out += b"\0" * (-len(out) % 4)
-            _pack_into("<II", out, start + 12 + 8 * i, kind, len(out))
+            PRVA_ENTRY.layout.pack_into(out, first + PRVA_ENTRY.size * i, kind, len(out))
             out += value
         out += b"\0" * (-(len(out) - start) % 4)
-        _pack_into("<4sII", out, start, b"PRVA", len(out) - start, len(entries))
+        LIST_HEADER.layout.pack_into(
+            out, start, Kind.PRVA.signature, len(out) - start, len(entries)
+        )
 
     def evnt(self, p: Provider) -> None:
         out = self.out
         events = sorted(p.events, key=lambda e: e.value)
         start = len(out)
-        out += bytes(16 + 48 * len(events))
+        first = start + LIST_HEADER_EXTRA.size
+        out += bytes(LIST_HEADER_EXTRA.size + EVNT_ENTRY.size * len(events))
         kw_arrays: list[int] = []
+        pack_ref = KEYWORD_REF.layout.pack
         for e in events:
             if e.keywords:
                 kw_arrays.append(len(out))
                 for k in sorted(e.keywords, key=lambda k: k.mask):
-                    out += struct.pack("<I", self.ref(k))
+                    out += pack_ref(self.ref(k))
             else:
                 kw_arrays.append(0)
         for i, e in enumerate(events):
-            self._event_entry(start + 16 + 48 * i, e, kw_arrays[i])
-        _pack_into("<4sIII", out, start, b"EVNT", len(out) - start, len(events), 0)
+            self._event_entry(first + EVNT_ENTRY.size * i, e, kw_arrays[i])
+        LIST_HEADER_EXTRA.layout.pack_into(
+            out, start, Kind.EVNT.signature, len(out) - start, len(events), 0
+        )
 
     def _event_entry(self, at: int, e: Event, kw_array: int) -> None:
         ch = e.channel
         mask = e.keyword_mask | _channel_bit(ch)
-        _pack_into(
-            "<HBBBBHQ8I", self.out, at,
+        EVNT_ENTRY.layout.pack_into(
+            self.out, at,
             e.value & 0xFFFF, e.version & 0xFF,
             (ch.value if ch else 0) & 0xFF,
             (e.level.value if e.level else 0) & 0xFF,
@@ -284,29 +311,29 @@ class _Writer:
             for a in split_attributes(e.attributes or ""):
                 rows.append((EVTA_ATTRIBUTE, e.version, e.value, a))
         start = len(out)
-        out += bytes(12 + 8 * len(rows))
+        first = start + LIST_HEADER.size
+        out += bytes(LIST_HEADER.size + EVTA_ENTRY.size * len(rows))
         where: dict[str, int] = {}
         for s in sorted({r[3] for r in rows}, key=ordinal_key):
             where[s] = len(out)
             out += z_string(s)
         for i, (kind, version, value, s) in enumerate(rows):
-            _pack_into(
-                "<BBHI", out, start + 12 + 8 * i, kind, version & 0xFF, value & 0xFFFF, where[s]
+            EVTA_ENTRY.layout.pack_into(
+                out, first + EVTA_ENTRY.size * i, kind, version & 0xFF, value & 0xFFFF, where[s]
             )
         out += b"\0" * (-(len(out) - start) % 4)
-        _pack_into("<4sII", out, start, b"EVTA", len(out) - start, len(rows))
+        LIST_HEADER.layout.pack_into(out, start, Kind.EVTA.signature, len(out) - start, len(rows))
 
     def fltr(self, p: Provider) -> None:
         out = self.out
         fs = p.filters
         start = len(out)
-        out += bytes(16 + 16 * len(fs))
+        first = start + LIST_HEADER_EXTRA.size
+        out += bytes(LIST_HEADER_EXTRA.size + FLTR_ENTRY.size * len(fs))
         for i, f in enumerate(fs):
-            at = start + 16 + 16 * i
-            _pack_into(
-                "<BBxxIII",
+            FLTR_ENTRY.layout.pack_into(
                 out,
-                at,
+                first + FLTR_ENTRY.size * i,
                 f.value & 0xFF,
                 f.version & 0xFF,
                 self.ids.filter_id(f),
@@ -315,8 +342,8 @@ class _Writer:
             )
             out += sized_string(f.name)
         # mc writes the last filter's template offset into the header's spare field.
-        _pack_into(
-            "<4sIII", out, start, b"FLTR", len(out) - start, len(fs), self.ref(fs[-1].template)
+        LIST_HEADER_EXTRA.layout.pack_into(
+            out, start, Kind.FLTR.signature, len(out) - start, len(fs), self.ref(fs[-1].template)
         )
 
 
@@ -328,14 +355,18 @@ def _channel_bit(ch: Channel | None) -> int:
 
 
 def build(
-    manifest: Manifest, *, version: int = 5, ids: MessageIds | None = None, legacy_ids: bool = False
+    manifest: Manifest,
+    *,
+    version: int = DEFAULT_WEVT_VERSION,
+    ids: MessageIds | None = None,
+    legacy_ids: bool = False,
 ) -> bytes:
-    """The WEVT_TEMPLATE blob for ``manifest``."""
-    if version not in (3, 5):
-        raise ValueError(f"WEVT_TEMPLATE version must be 3 or 5, not {version}")
+    """The WEVT_TEMPLATE blob for ``manifest``.  ValueError for a version etwmc does not
+    write (:data:`~etwmc.wevt.crim.WEVT_VERSIONS`)."""
+    check_version(version)
     if ids is None:
-        ids = assign_message_ids(manifest)
+        ids = message_ids(manifest)
     return _Writer(manifest, version, ids, legacy_ids).crim()
 
 
-__all__ = ["NO_MESSAGE", "build", "sized_string", "split_attributes", "z_string"]
+__all__ = ["build", "split_attributes"]

@@ -2,7 +2,8 @@
 
 :func:`decompile` writes XML text for a :class:`~etwmc.model.Manifest` (usually one read
 from a WEVT_TEMPLATE blob by :func:`etwmc.wevt.reader.read_wevt`) such that compiling it
-again gives the same blob.  Rules:
+again gives the same blob.  It stands above the binary layer: it writes manifest XML, and
+checks its draft by validating it (:mod:`etwmc.validate`).  Rules:
 
 - predefined ``win:`` levels, tasks, opcodes, keywords and unlisted ``win:`` channels are
   referred to, never declared;
@@ -18,26 +19,34 @@ again gives the same blob.  Rules:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from lxml import etree
 
-from .. import winmeta as wm
-from ..model import (
+from . import winmeta as wm
+from .model import (
     Channel,
     Event,
     Field,
     Filter,
+    Keyword,
+    Level,
     Manifest,
+    Opcode,
     Provider,
     Struct,
     Template,
     XmlNode,
 )
+from .msgids import message_ids
+from .validate import check_bytes
 
 EV = wm.EVENTS_NS
 NSMAP: dict[str | None, str] = {None: EV, "win": wm.WIN_NS, "xs": wm.XS_NS}
 DEFAULT_RESOURCE_FILE = "resources.dll"
+
+_Declared = TypeVar("_Declared", Level, Opcode, Keyword)
 
 
 def _el(parent: etree._Element, tag: str, **attrs: str | None) -> etree._Element:
@@ -122,6 +131,8 @@ class _Writer:
     # -- provider ------------------------------------------------------------------
 
     def provider(self, parent: etree._Element, p: Provider) -> None:
+        """The provider's element.  String ids are referenced in first-use order (the
+        string table follows it), so the order of these steps fixes the output."""
         e = _el(
             parent,
             "provider",
@@ -138,85 +149,12 @@ class _Writer:
         )
         chids = self.channels(e, p)
         self.winmeta_overrides(p)
-        if any(not lv.builtin for lv in p.levels):
-            sec = _el(e, "levels")
-            for lv in p.levels:
-                if not lv.builtin:
-                    _el(
-                        sec,
-                        "level",
-                        name=self.qname(lv.name, lv.qname),
-                        value=str(lv.value),
-                        symbol=lv.symbol,
-                        message=self.msg(lv.message),
-                    )
-        if any(not t.builtin for t in p.tasks):
-            sec = _el(e, "tasks")
-            for t in p.tasks:
-                if t.builtin:
-                    continue
-                te = _el(
-                    sec,
-                    "task",
-                    name=self.qname(t.name, t.qname),
-                    value=str(t.value),
-                    symbol=t.symbol,
-                    eventGUID=_guid(t.event_guid) if t.event_guid else None,
-                    message=self.msg(t.message),
-                )
-                if t.opcodes:
-                    ops = _el(te, "opcodes")
-                    for o in t.opcodes:
-                        _el(
-                            ops,
-                            "opcode",
-                            name=self.qname(o.name, o.qname),
-                            value=str(o.value),
-                            symbol=o.symbol,
-                            message=self.msg(o.message),
-                        )
-        if any(not o.builtin for o in p.opcodes):
-            sec = _el(e, "opcodes")
-            for o in p.opcodes:
-                if not o.builtin:
-                    _el(
-                        sec,
-                        "opcode",
-                        name=self.qname(o.name, o.qname),
-                        value=str(o.value),
-                        symbol=o.symbol,
-                        message=self.msg(o.message),
-                    )
-        if any(not k.builtin for k in p.keywords):
-            sec = _el(e, "keywords")
-            for k in p.keywords:
-                if not k.builtin:
-                    _el(
-                        sec,
-                        "keyword",
-                        name=self.qname(k.name, k.qname),
-                        mask=_hex(k.mask, 16),
-                        symbol=k.symbol,
-                        message=self.msg(k.message),
-                    )
-        if p.maps:
-            sec = _el(e, "maps")
-            for mp in p.maps:
-                me = _el(
-                    sec,
-                    "bitMap" if mp.kind == "bit" else "valueMap",
-                    name=mp.name,
-                    symbol=mp.symbol,
-                )
-                for item in mp.items:
-                    value = _hex(item.value) if mp.kind == "bit" else str(item.value)
-                    _el(me, "map", value=value, symbol=item.symbol, message=self.msg(item.message))
-        if p.pattern_maps:
-            sec = _el(_el(e, "namedQueries"), "patternMaps")
-            for q in p.pattern_maps:
-                qe = _el(sec, "patternMap", name=q.name, format=q.format, symbol=q.symbol)
-                for qi in q.items:
-                    _el(qe, "map", name=qi.name, value=qi.value)
+        self.declared(e, "levels", "level", p.levels, lambda lv: {"value": str(lv.value)})
+        self.tasks(e, p)
+        self.declared(e, "opcodes", "opcode", p.opcodes, lambda o: {"value": str(o.value)})
+        self.declared(e, "keywords", "keyword", p.keywords, lambda k: {"mask": _hex(k.mask, 16)})
+        self.maps(e, p)
+        self.pattern_maps(e, p)
         tids = {id(t): t.tid for t in p.templates}
         if p.templates:
             sec = _el(e, "templates")
@@ -238,15 +176,85 @@ class _Writer:
                 includeName="true" if p.traits.include_name else None,
             )
 
+    def item(
+        self, parent: etree._Element, tag: str, x: Level | Opcode | Keyword, **attrs: str | None
+    ) -> None:
+        """``<tag name=... [attrs] symbol=... message=...>`` for a level, opcode or keyword."""
+        _el(
+            parent,
+            tag,
+            name=self.qname(x.name, x.qname),
+            **attrs,
+            symbol=x.symbol,
+            message=self.msg(x.message),
+        )
+
+    def declared(
+        self,
+        parent: etree._Element,
+        section: str,
+        tag: str,
+        items: Sequence[_Declared],
+        attrs: Callable[[_Declared], dict[str, str | None]],
+    ) -> None:
+        """The ``section`` of the items the provider declares: predefined ``win:`` items
+        are referred to, never declared."""
+        own = [x for x in items if not x.builtin]
+        if own:
+            sec = _el(parent, section)
+            for x in own:
+                self.item(sec, tag, x, **attrs(x))
+
+    def tasks(self, parent: etree._Element, p: Provider) -> None:
+        own = [t for t in p.tasks if not t.builtin]
+        if not own:
+            return
+        sec = _el(parent, "tasks")
+        for t in own:
+            te = _el(
+                sec,
+                "task",
+                name=self.qname(t.name, t.qname),
+                value=str(t.value),
+                symbol=t.symbol,
+                eventGUID=_guid(t.event_guid) if t.event_guid else None,
+                message=self.msg(t.message),
+            )
+            if t.opcodes:
+                ops = _el(te, "opcodes")
+                for o in t.opcodes:
+                    self.item(ops, "opcode", o, value=str(o.value))
+
+    def maps(self, parent: etree._Element, p: Provider) -> None:
+        if not p.maps:
+            return
+        sec = _el(parent, "maps")
+        for mp in p.maps:
+            me = _el(
+                sec, "bitMap" if mp.kind == "bit" else "valueMap", name=mp.name, symbol=mp.symbol
+            )
+            for item in mp.items:
+                value = _hex(item.value) if mp.kind == "bit" else str(item.value)
+                _el(me, "map", value=value, symbol=item.symbol, message=self.msg(item.message))
+
+    def pattern_maps(self, parent: etree._Element, p: Provider) -> None:
+        if not p.pattern_maps:
+            return
+        sec = _el(_el(parent, "namedQueries"), "patternMaps")
+        for q in p.pattern_maps:
+            qe = _el(sec, "patternMap", name=q.name, format=q.format, symbol=q.symbol)
+            for qi in q.items:
+                _el(qe, "map", name=qi.name, value=qi.value)
+
     def winmeta_overrides(self, p: Provider) -> None:
         """Keep the strings that give predefined items a text of the manifest's own (a
         string with winmeta's id, such as level.Informational): they are referenced from
         no element, so only their presence in the string table carries them."""
         items: list[tuple[str | None, str | None]] = [
-            *((x.message, _winmeta_text(wm.LEVELS, x.name)) for x in p.levels if x.builtin),
-            *((x.message, _winmeta_text(wm.TASKS, x.name)) for x in p.tasks if x.builtin),
-            *((x.message, _winmeta_text(wm.OPCODES, x.name)) for x in p.opcodes if x.builtin),
-            *((x.message, _winmeta_text(wm.KEYWORDS, x.name)) for x in p.keywords if x.builtin),
+            *((x.message, _winmeta_text("level", x.name)) for x in p.levels if x.builtin),
+            *((x.message, _winmeta_text("task", x.name)) for x in p.tasks if x.builtin),
+            *((x.message, _winmeta_text("opcode", x.name)) for x in p.opcodes if x.builtin),
+            *((x.message, _winmeta_text("keyword", x.name)) for x in p.keywords if x.builtin),
             *((c.message, c.name) for c in p.channels if c.imported and c.name in wm.CHANNELS),
         ]
         for sid, text in items:
@@ -371,8 +379,8 @@ class _Writer:
         )
 
 
-def _winmeta_text(table: Mapping[str, wm.WinItem], name: str) -> str | None:
-    item = table.get(name.partition(":")[2])
+def _winmeta_text(kind: str, name: str) -> str | None:
+    item = wm.predefined(kind, name)
     return item.text if item is not None else None
 
 
@@ -416,10 +424,7 @@ def decompile(manifest: Manifest) -> str:
 
 
 def _compiled_ids(text: str) -> dict[str, int] | None:
-    from ..validate import check_bytes
-    from .msgids import assign_message_ids
-
     checked = check_bytes(text.encode("utf-8"), "<decompiled>")
     if checked.manifest is None or not checked.ok:
         return None
-    return assign_message_ids(checked.manifest).strings
+    return dict(message_ids(checked.manifest).strings)

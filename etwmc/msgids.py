@@ -1,5 +1,9 @@
 """Message ids: the resource id of every string the metadata refers to, exactly as mc assigns them.
 
+Every stage reads them through :func:`message_ids`, which computes them once per model
+object (validation's rules, the WEVT blob, the message tables, the C header); the
+customer-bit variant (mc's ``-c``) is derived from them by :func:`with_customer_bit`.
+
 ``id = tag << 28 | provider index << 24 | value`` (manifest-and-mc.md §7a):
 
 ========================  ====  ==============================================
@@ -47,16 +51,20 @@ case.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
 
-from .. import winmeta as wm
-from ..codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
-from ..diagnostics import Diagnostic, Span, diag
-from ..model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
-from .collect import provider_items
+from . import winmeta as wm
+from .codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
+from .descriptors import provider_items
+from .diagnostics import Diagnostic, Span, diag
+from .model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
 
-NO_MESSAGE = 0xFFFFFFFF
+NO_MESSAGE: Final = 0xFFFFFFFF  # what the metadata stores for an item without a message
 
 
 def make_id(tag: int, provider: int, value: int) -> int:
@@ -68,20 +76,27 @@ def keyword_value(mask: int) -> int:
     return mask.bit_length()
 
 
-@dataclass(slots=True)
+def _frozen() -> MappingProxyType[str, int]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
 class MessageIds:
     """Message ids of one manifest.
 
     ``strings`` maps a string-table id to its message id; ``winmeta`` maps the message
     id of each predefined item used to its (English) text; ``builtins`` maps a
-    predefined level/task/opcode/keyword, as ``(kind, name)``, to its id.  The ``*_id`` methods give
-    the id stored for an item, or ``NO_MESSAGE`` (0xFFFFFFFF).
+    predefined level/task/opcode/keyword, as ``(kind, name)``, to its id.  The ``*_id``
+    methods give the id stored for an item, or ``NO_MESSAGE`` (0xFFFFFFFF).
+
+    One object is shared by every rule and generator of a model (:func:`message_ids`):
+    its mappings are read-only, and ``diagnostics`` must not be changed in place.
     """
 
-    strings: dict[str, int] = field(default_factory=dict)
-    winmeta: dict[int, str] = field(default_factory=dict)
-    winmeta_channels: dict[str, int] = field(default_factory=dict)
-    builtins: dict[tuple[str, str], int] = field(default_factory=dict)  # (kind, name) -> id
+    strings: Mapping[str, int] = field(default_factory=_frozen)
+    winmeta: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
+    winmeta_channels: Mapping[str, int] = field(default_factory=_frozen)
+    builtins: Mapping[tuple[str, str], int] = field(default_factory=lambda: MappingProxyType({}))
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def _of(self, string_id: str | None) -> int:
@@ -145,8 +160,28 @@ def is_global_channel(c: Channel | None) -> bool:
 OVERFLOW_TAG = 0xE  # a tag mc's formula never produces: ids for providers 17 and up
 
 
+@dataclass(slots=True)
+class _Draft:
+    """The ids while they are being assigned (:class:`MessageIds` is read-only)."""
+
+    strings: dict[str, int] = field(default_factory=dict)
+    winmeta: dict[int, str] = field(default_factory=dict)
+    winmeta_channels: dict[str, int] = field(default_factory=dict)
+    builtins: dict[tuple[str, str], int] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def freeze(self) -> MessageIds:
+        return MessageIds(
+            strings=MappingProxyType(self.strings),
+            winmeta=MappingProxyType(self.winmeta),
+            winmeta_channels=MappingProxyType(self.winmeta_channels),
+            builtins=MappingProxyType(self.builtins),
+            diagnostics=self.diagnostics,
+        )
+
+
 class _Assigner:
-    def __init__(self, ids: MessageIds, primary: Mapping[str, object]) -> None:
+    def __init__(self, ids: _Draft, primary: Mapping[str, object]) -> None:
         self.ids = ids
         self.primary = primary  # the primary culture's strings, by id
         self.owner: dict[int, str] = {}  # message id -> the string that has it
@@ -271,7 +306,7 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
     with ids ``0xE0000000 + n`` (n counting from 1 over the manifest), a range the
     formula never produces, and warns (ETW650).
     """
-    ids = MessageIds()
+    ids = _Draft()
     a = _Assigner(ids, manifest.resources[0].strings if manifest.resources else {})
     for m in manifest.messages:
         if m.message is not None and m.message not in ids.strings:
@@ -289,10 +324,10 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
                 )
             )
         a.provider(p)
-    return ids
+    return ids.freeze()
 
 
-def _needs_auto_ids(p: Provider, ids: MessageIds) -> bool:
+def _needs_auto_ids(p: Provider, ids: _Draft) -> bool:
     items = provider_items(p)
     listed: tuple[tuple[str, Mapping[str, wm.WinItem], Level | Task | Opcode | Keyword], ...] = (
         *(("level", wm.LEVELS, x) for x in items.levels),
@@ -357,20 +392,14 @@ def with_customer_bit(manifest: Manifest, ids: MessageIds) -> MessageIds:
     """``ids`` with the customer bit set in every id (mc's ``-c``), for the metadata,
     the message tables and the header alike.  Two strings whose ids differed only in
     that bit would now share one: each such pair is an error (ETW651)."""
-    out = _CustomerIds(
-        strings={s: _with_bit(m) for s, m in ids.strings.items()},
-        winmeta={_with_bit(m): t for m, t in ids.winmeta.items()},
-        winmeta_channels={c: _with_bit(m) for c, m in ids.winmeta_channels.items()},
-        builtins={k: _with_bit(m) for k, m in ids.builtins.items()},
-        diagnostics=list(ids.diagnostics),
-    )
+    diagnostics = list(ids.diagnostics)
     owner: dict[int, str] = {}
     strings = manifest.primary.strings if manifest.primary else {}
     for sid, mid in sorted(ids.strings.items(), key=lambda kv: (kv[1], kv[0])):
         new = _with_bit(mid)
         other = owner.setdefault(new, sid)
         if other != sid:
-            out.diagnostics.append(
+            diagnostics.append(
                 diag(
                     E_DUP_MESSAGE_ID,
                     strings[sid].span if sid in strings else Span(manifest.path),
@@ -379,4 +408,64 @@ def with_customer_bit(manifest: Manifest, ids: MessageIds) -> MessageIds:
                     hint="build without -c, or give the strings explicit ids in <messageTable>",
                 )
             )
-    return out
+    return _CustomerIds(
+        strings=MappingProxyType({s: _with_bit(m) for s, m in ids.strings.items()}),
+        winmeta=MappingProxyType({_with_bit(m): t for m, t in ids.winmeta.items()}),
+        winmeta_channels=MappingProxyType(
+            {c: _with_bit(m) for c, m in ids.winmeta_channels.items()}
+        ),
+        builtins=MappingProxyType({k: _with_bit(m) for k, m in ids.builtins.items()}),
+        diagnostics=diagnostics,
+    )
+
+
+# --------------------------------------------------------------------------- once per model
+
+
+class _PerModel:
+    """The message ids of the last few models asked about, by object identity.
+
+    Why a memo: the ids are a pure function of the frozen model, and every stage that
+    needs them (the rules ETW650/651 and N-unused-strings, the WEVT writer, the message
+    tables, the output checks, the C header) receives only the model.  The model cannot
+    carry them: it is frozen and slotted, so it takes no extra attribute and no weak
+    reference.  So:
+
+    * the key is the model object itself (``is``), never its value: value equality
+      would compare whole models, and mappings inside them are unhashable;
+    * each entry keeps its model alive, so an ``id()`` cannot be reused while its entry
+      exists, and at most :attr:`size` models are kept (the oldest is dropped);
+    * assignment runs under a lock, so each model gets exactly one object even when
+      threads compile at once.
+    Nothing but speed and object identity can tell a hit from a miss: the result is
+    read-only (:class:`MessageIds`).
+    """
+
+    __slots__ = ("_entries", "_lock", "size")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[int, tuple[Manifest, MessageIds]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, manifest: Manifest) -> MessageIds:
+        key = id(manifest)
+        with self._lock:
+            hit = self._entries.get(key)
+            if hit is not None and hit[0] is manifest:
+                self._entries.move_to_end(key)
+                return hit[1]
+            ids = assign_message_ids(manifest)
+            self._entries[key] = (manifest, ids)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+            return ids
+
+
+_PER_MODEL = _PerModel(size=4)
+
+
+def message_ids(manifest: Manifest) -> MessageIds:
+    """:func:`assign_message_ids` of ``manifest``, computed once per model object: the one
+    :class:`MessageIds` that every rule and generator of that model reads."""
+    return _PER_MODEL(manifest)
