@@ -1,0 +1,151 @@
+"""The layers of the package (README, "Architecture"): no import cycle between its
+parts (the top-level modules and subpackages of etwmc), and no import that runs back up.
+
+Every import is counted, at module level or inside a function, ``TYPE_CHECKING`` ones
+too: a lazy import is still a dependency.  A new module or package must be given its
+place in :data:`LAYERS`, so the picture stays the code's.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "etwmc"
+
+# Top first: a unit may import only units below it (and itself).
+LAYERS: tuple[str, ...] = (
+    "etwmc.__main__",
+    "etwmc.cli",
+    "etwmc.commands",  # one module per command: arguments, output, exit status
+    "etwmc.buildhooks",  # the hatchling and setuptools plugins
+    "etwmc.lint",
+    "etwmc.compile",
+    "etwmc.diff",
+    "etwmc.decode",
+    "etwmc.decompile",
+    "etwmc.inputs",  # loading blobs, DLLs and message tables for the commands
+    "etwmc.pe",
+    "etwmc.header",  # generators: the C header, the Python module, the binaries
+    "etwmc.python",
+    "etwmc.wevt",
+    "etwmc.validate",  # validation: parse -> schema -> lower -> rules
+    "etwmc.rules",
+    "etwmc.lower",
+    "etwmc.schema",
+    "etwmc.parse",
+    "etwmc.msgids",  # what generators and rules share: message ids, descriptors, names
+    "etwmc.descriptors",
+    "etwmc.guid",
+    "etwmc.naming",
+    "etwmc.config",  # the command line's settings
+    "etwmc.selection",
+    "etwmc.discover",
+    "etwmc.options",
+    "etwmc.emit",
+    "etwmc.model",  # the ground floor: the model, diagnostics, codes, the win: tables
+    "etwmc.diagnostics",
+    "etwmc.msgformat",
+    "etwmc.codes",
+    "etwmc.pytest_plugin",  # the runtime world: what applications and their tests import
+    "etwmc.testing",
+    "etwmc.runtime",
+    "etwmc.winmeta",  # the win: tables and type codes, standard library only: both worlds
+    "etwmc",
+)
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _imports(module: str, path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            submodules = {f"{target}.{a.name}" for a in node.names} & set(MODULES)
+            found.update(submodules)
+            if len(submodules) < len(node.names):  # names from the module itself
+                found.add(target)
+    return {t for t in found if t in MODULES and t != module}
+
+
+GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+
+
+def _unit(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def test_every_unit_has_its_place() -> None:
+    assert sorted({_unit(m) for m in MODULES} - set(LAYERS)) == []
+
+
+def test_no_import_runs_back_up() -> None:
+    rank = {u: i for i, u in enumerate(LAYERS)}
+    upward = sorted(
+        f"{m} -> {t}"
+        for m, targets in GRAPH.items()
+        for t in targets
+        if _unit(m) != _unit(t) and rank[_unit(t)] < rank[_unit(m)]
+    )
+    assert upward == []
+
+
+def test_no_cycle_between_parts() -> None:
+    """Depth-first search for a back edge in the graph of parts."""
+    parts: dict[str, set[str]] = defaultdict(set)
+    for m, targets in GRAPH.items():
+        parts[_unit(m)].update(_unit(t) for t in targets if _unit(t) != _unit(m))
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(u: str) -> None:
+        state[u] = 1
+        path.append(u)
+        for v in sorted(parts[u]):
+            if state.get(v) == 1:
+                cycles.append([*path[path.index(v) :], v])
+            elif v not in state:
+                visit(v)
+        path.pop()
+        state[u] = 2
+
+    for u in sorted(parts):
+        if u not in state:
+            visit(u)
+    assert cycles == []
+
+
+@pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
+def test_the_runtime_world_stands_apart(module: str) -> None:
+    """What applications import (the runtime, and the pytest fixture over it) reaches
+    nothing of the compiler: only the stdlib-only win: tables."""
+    reached = defaultdict(set)
+    for m, targets in GRAPH.items():
+        if m == module or m.startswith(module + "."):
+            for t in targets:
+                if not t.startswith(("etwmc.runtime", "etwmc.testing")) and t not in (
+                    "etwmc",
+                    "etwmc.winmeta",
+                ):
+                    reached[m].add(t)
+    assert dict(reached) == {}
