@@ -66,8 +66,10 @@ _U64 = struct.Struct("<Q").unpack_from
 
 # header type -> bytes before the payload (system headers may add extensions)
 _SYSTEM_TYPES = {0x01: 0x20, 0x02: 0x20, 0x03: 0x18, 0x04: 0x18, 0x10: 0x10, 0x11: 0x10}
+_SYSTEM_64 = frozenset({0x02, 0x04, 0x11})
 _CLASSIC_TYPES = {0x0A: 0x30, 0x14: 0x30, 0x0B: 0x48, 0x15: 0x48}
 _NO_GUID = b""
+_new = tuple.__new__
 
 
 class TraceError(ValueError):
@@ -216,6 +218,12 @@ class EtlReader:
     def _records(self, data: bytes, buffer: int, compressed: bool) -> Iterator[Record]:
         pos = 0
         end = len(data)
+        # Kernel (system) records are most of a trace: they are read here, not in a
+        # method of their own, and their Record is made without NamedTuple's keyword
+        # handling (this loop runs once per record).
+        base = self._base
+        frequency = self._frequency
+        guids = self._guids
         while pos + 4 <= end:
             at = buffer if compressed else buffer + BUFFER_HEADER + pos
             marker = _U32(data, pos)[0]
@@ -224,19 +232,52 @@ class EtlReader:
             flags = marker >> 24
             kind = (marker >> 16) & 0xFF
             if flags & 0xC0 == 0xC0:
-                if kind in (EVENT_HEADER_32, EVENT_HEADER_64):
-                    size = marker & 0xFFFF
-                    if size < 0x50 or pos + size > end:
-                        _check(size, 0x50, pos, end, at)
-                    yield self._event(data, pos, size, at, 4 if kind == EVENT_HEADER_32 else 8)
-                elif kind in _SYSTEM_TYPES:
+                if kind in _SYSTEM_TYPES:
                     size = _FLAGS.unpack_from(data, pos + 4)[0] if pos + 6 <= end else 0
                     head = _SYSTEM_TYPES[kind] + 8 * ((marker >> 8) & 7)
                     if marker & 0x8000:
                         head += 8
                     if size < head or pos + size > end:
                         _check(size, head, pos, end, at)
-                    yield self._system(data, pos, size, head, kind, at)
+                    tid: int | None
+                    pid: int | None
+                    if kind >= 0x10:  # the perf-info header has no thread or process
+                        version, _, _, opcode, group, t = _PERFINFO.unpack_from(data, pos)
+                        tid = pid = None
+                    else:
+                        version, _, _, opcode, group, tid, pid, t = _SYSTEM.unpack_from(data, pos)
+                    guid = guids.get(group << 8 | opcode)
+                    if guid is None:
+                        guid = guids[group << 8 | opcode] = lookup_guid(group, opcode).bytes_le
+                    yield _new(
+                        Record,
+                        (
+                            at,
+                            True,
+                            guid,
+                            0,
+                            version & 0xFF,
+                            0,
+                            0,
+                            opcode,
+                            0,
+                            0,
+                            base + t * 10_000_000 // frequency,
+                            pid,
+                            tid,
+                            _NO_GUID,
+                            _NO_GUID,
+                            _NO_GUID,
+                            _NO_GUID,
+                            data[pos + head : pos + size],
+                            8 if kind in _SYSTEM_64 else 4,
+                        ),
+                    )
+                elif kind in (EVENT_HEADER_32, EVENT_HEADER_64):
+                    size = marker & 0xFFFF
+                    if size < 0x50 or pos + size > end:
+                        _check(size, 0x50, pos, end, at)
+                    yield self._event(data, pos, size, at, 4 if kind == EVENT_HEADER_32 else 8)
                 elif kind in _CLASSIC_TYPES:
                     size = marker & 0xFFFF
                     _check(size, _CLASSIC_TYPES[kind], pos, end, at)
@@ -275,61 +316,29 @@ class EtlReader:
                     schema = item
                 elif ext_type == EXT_PROVIDER_TRAITS:
                     traits = item
-        return Record(
-            at,
-            False,
-            guid,
-            eid,
-            ver,
-            chan,
-            lvl,
-            op,
-            task,
-            kw,
-            self._time(t),
-            pid,
-            tid,
-            act,
-            related,
-            schema,
-            traits,
-            data[body:stop],
-            ptr,
-        )
-
-    def _system(self, data: bytes, pos: int, size: int, head: int, kind: int, at: int) -> Record:
-        tid: int | None
-        pid: int | None
-        if kind in (0x10, 0x11):
-            version, _, _, opcode, group, t = _PERFINFO.unpack_from(data, pos)
-            tid = pid = None
-        else:
-            version, _, _, opcode, group, tid, pid, t = _SYSTEM.unpack_from(data, pos)
-        guid = self._guids.get(group << 8 | opcode)
-        if guid is None:
-            guid = lookup_guid(group, opcode).bytes_le
-            self._guids[group << 8 | opcode] = guid
-        ptr = 8 if kind in (0x02, 0x04, 0x11) else 4
-        return Record(
-            at,
-            True,
-            guid,
-            0,
-            version & 0xFF,
-            0,
-            0,
-            opcode,
-            0,
-            0,
-            self._base + t * 10_000_000 // self._frequency,
-            pid,
-            tid,
-            _NO_GUID,
-            _NO_GUID,
-            _NO_GUID,
-            _NO_GUID,
-            data[pos + head : pos + size],
-            ptr,
+        return _new(
+            Record,
+            (
+                at,
+                False,
+                guid,
+                eid,
+                ver,
+                chan,
+                lvl,
+                op,
+                task,
+                kw,
+                self._time(t),
+                pid,
+                tid,
+                act,
+                related,
+                schema,
+                traits,
+                data[body:stop],
+                ptr,
+            ),
         )
 
     def _classic(self, data: bytes, pos: int, size: int, head: int, at: int) -> Record:
