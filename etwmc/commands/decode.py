@@ -23,7 +23,7 @@ from ..decode import DecodeError, Decoder, filetime_text
 from ..decode.codes import E_EVENT_MISFIT, E_TRACE_DAMAGED, E_TRACE_READ
 from ..decode.etl import EtlReader, Record, TraceError, open_trace
 from ..decode.metadata import load_dll, load_manifest, load_wevt
-from ..decode.output import render, summary_json, summary_text
+from ..decode.output import render, render_json, summary_json, summary_text
 from ..decode.trace import TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
 from ..model import Manifest
@@ -95,15 +95,18 @@ def _run_trace(args: argparse.Namespace) -> int:
     decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
     records = _Records(reader)
     bar = _Progress(reader) if sys.stderr.isatty() else None
-    events = decoder.events(records.each(bar))
+    if args.format == "text":
+        pieces = render(decoder.events(records.each(bar)), args.format)
+    else:
+        pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
     with f:
         try:
             if args.output:
-                _write_file(args.output, render(events, args.format))
+                _write_file(args.output, pieces)
             elif not args.summary:
-                _write(sys.stdout, render(events, args.format))
+                _write(sys.stdout, pieces)
             else:
-                for _ in events:
+                for _ in pieces:
                     pass
         except OSError as e:
             if bar:

@@ -6,6 +6,7 @@
 - :mod:`.eventsource` — in-band EventSource manifests;
 - :mod:`.tracelogging` — self-describing TraceLogging events;
 - :mod:`.trace` — records to decoded events, and the per-provider counts;
+- :mod:`.jsonline` — an event's JSON line, written from pieces;
 - :mod:`.output` — JSON Lines, JSON and text, and the summary.
 """
 
