@@ -26,6 +26,7 @@ a line break, ``%t`` a tab, ``%r`` CR, ``%b`` a space, ``%0`` ends the message, 
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import ipaddress
 import json
@@ -36,11 +37,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import winmeta as wm
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import Stop, table_text, tokens
+from .plan import HEX_OUTS as _HEX_OUTS
+from .plan import INT_FORMATS as _INT_FORMATS
+from .plan import Run, Step, String, make_plan
+from .plan import plain as _plain
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
+MAX_PREPARED = 65536  # events whose label and message text are kept; more are made again
+_utf16 = codecs.utf_16_le_decode  # what bytes.decode("utf-16-le") calls, without the lookup
 
 
 class DecodeError(ValueError):
@@ -87,7 +93,8 @@ class Decoder:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
-        self._plans: dict[int, tuple[Sequence[Field | Struct], list[Field | Struct | _Run]]] = {}
+        self._plans: dict[int, tuple[Sequence[Field | Struct], list[Step]]] = {}
+        self._prepared: dict[int, tuple[Event, str, str | None]] = {}
         for p in manifest.providers:
             for e in p.events:
                 self._events.setdefault((p.guid, e.value, e.version), (p, e))
@@ -145,14 +152,17 @@ class Decoder:
         values: dict[str, Any] = {}
         inserts: list[str] = []
         used = 0
-        if e.template is not None:
+        found = self._prepared.get(id(e))
+        if found is None or found[0] is not e:
             label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
-            text = self.text(e.message)
+            found = (e, label, self.text(e.message))
+            if len(self._prepared) < MAX_PREPARED:
+                self._prepared[id(e)] = found
+        _, label, text = found
+        if e.template is not None:
             r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
             values, inserts = r.scope(e.template.items, p)
             used = r.pos
-        else:
-            text = self.text(e.message)
         return values, format_message(text, inserts) if text is not None else None, used
 
     def lookup(
@@ -161,13 +171,12 @@ class Decoder:
         """The provider and event with these numbers, if the manifest has them."""
         return self._events.get((provider_id, event_id, version))
 
-    def plan(self, items: Sequence[Field | Struct]) -> Sequence[Field | Struct | _Run]:
-        """``items`` with each run of plain integers (no map, no special outType) merged
-        into one ``struct`` read: the common case, read in one call instead of one per
-        field.  Cached per template (model nodes live as long as the decoder)."""
+    def plan(self, items: Sequence[Field | Struct]) -> Sequence[Step]:
+        """The steps that read ``items`` (see :mod:`etwmc.decode.plan`).  Cached per
+        template (model nodes live as long as the decoder)."""
         found = self._plans.get(id(items))
         if found is None or found[0] is not items:
-            found = (items, _plan(items))
+            found = (items, make_plan(items))
             self._plans[id(items)] = found
         return found[1]
 
@@ -221,21 +230,35 @@ class PayloadReader:
         raw: dict[str, int] = {}  # integer values, for count/length references
         inserts: list[str] = []
         steps = self.dec.plan(items) if self.dec is not None else items
+        data = self.data
         for step in steps:
-            if type(step) is _Run:
+            if type(step) is Run:
                 end = self.pos + step.size
-                if end <= len(self.data):
-                    numbers = step.format.unpack_from(self.data, self.pos)
+                if end <= len(data):
+                    numbers = step.format.unpack_from(data, self.pos)
                     self.pos = end
-                    for name, v in zip(step.names, numbers, strict=True):
-                        values[name] = raw[name] = v
+                    # the names and numbers are as many, by the plan's making
+                    values.update(zip(step.names, numbers, strict=False))
+                    if step.referenced:
+                        raw.update(zip(step.names, numbers, strict=False))
                     if self.want_inserts:
                         inserts.extend(map(str, numbers))
                     else:
-                        inserts.extend([""] * len(numbers))
+                        inserts.extend(step.blanks)
                     continue
                 for f in step.fields:  # cut short: field by field, for the error
                     self.item(f, values, raw, inserts, p)
+            elif type(step) is String:  # what utf16() does, without a call
+                start = self.pos
+                end = data.find(b"\0\0", start)
+                while end >= 0 and (end - start) & 1:
+                    end = data.find(b"\0\0", end + 1)
+                if end < 0:
+                    raise self.fail(step.name, f"string at offset {start} has no NUL terminator")
+                s = _utf16(data[start:end], "replace", True)[0]
+                self.pos = end + 2
+                values[step.name] = s
+                inserts.append(s)
             else:
                 self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
@@ -348,7 +371,7 @@ class PayloadReader:
             return s, s, None
         if it == 22:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
-            s = self.take(nbytes, name).decode("utf-16-le", errors="replace")
+            s = _utf16(self.take(nbytes, name), "replace", True)[0]
             return s, s, None
         if it == 23:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
@@ -404,7 +427,7 @@ class PayloadReader:
 
     def utf16(self, name: str, length: int | None) -> str:
         if length is not None:
-            raw = self.take(2 * length, name).decode("utf-16-le", errors="replace")
+            raw = _utf16(self.take(2 * length, name), "replace", True)[0]
             return raw.split("\0", 1)[0]
         end = self.pos
         while True:  # the first NUL code unit: a 00 00 pair at an even distance
@@ -414,7 +437,7 @@ class PayloadReader:
             if not (end - self.pos) & 1:
                 break
             end += 1
-        s = self.data[self.pos : end].decode("utf-16-le", errors="replace")
+        s = _utf16(self.data[self.pos : end], "replace", True)[0]
         self.pos = end + 2
         return s
 
@@ -465,68 +488,6 @@ class PayloadReader:
         if length is not None and length > 8 + 4 * n:
             self.take(length - 8 - 4 * n, name)
         return "S-1-" + "-".join(str(x) for x in (auth, *subs))
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """Consecutive plain integer fields, read with one ``struct`` format."""
-
-    fields: tuple[Field, ...]
-    names: tuple[str, ...]
-    format: struct.Struct
-    size: int
-
-
-_SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
-
-
-def _plain(item: Field | Struct, *, counted: bool = False) -> bool:
-    """An integer field whose value is the number itself (``counted``: an array is too)."""
-    if not isinstance(item, Field) or item.in_type is None:
-        return False
-    if (item.count is not None and not counted) or item.length is not None or item.map:
-        return False
-    out = item.out_type.qname if item.out_type else item.in_type.default_out
-    return 3 <= item.in_type.code <= 10 and out not in _HEX_OUTS and out not in _SPECIAL_OUTS
-
-
-def _plan(items: Sequence[Field | Struct]) -> list[Field | Struct | _Run]:
-    steps: list[Field | Struct | _Run] = []
-    run: list[Field] = []
-
-    def close() -> None:
-        if len(run) > 1:
-            fmt = struct.Struct("<" + "".join(_INT_FORMATS[f.in_type.code][1][1] for f in run))  # type: ignore[union-attr]
-            steps.append(_Run(tuple(run), tuple(f.name for f in run), fmt, fmt.size))
-        else:
-            steps.extend(run)
-        run.clear()
-
-    for item in items:
-        if _plain(item):
-            run.append(item)  # type: ignore[arg-type]
-        else:
-            close()
-            steps.append(item)
-    close()
-    return steps
-
-
-_INT_FORMATS: dict[int, tuple[int, str]] = {
-    c: (struct.calcsize("<" + wm.SCALAR_FORMATS[c]), "<" + wm.SCALAR_FORMATS[c])
-    for c in sorted(wm.INTEGER_CODES)
-}
-_HEX_OUTS = {
-    "win:HexInt8": 2,
-    "win:HexInt16": 4,
-    "win:HexInt32": 8,
-    "win:HexInt64": 16,
-    "win:Win32Error": 8,
-    "win:NTSTATUS": 8,
-    "win:HResult": 8,
-    "win:ErrorCode": 8,
-    "win:CodePointer": 0,
-}
 
 
 def _format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:

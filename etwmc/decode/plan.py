@@ -1,0 +1,111 @@
+"""How a template's items are read: the steps the payload reader takes, made once per
+template (see :meth:`~etwmc.decode.payload.Decoder.plan`).
+
+A step is one of:
+
+- a :class:`Run`: consecutive plain integers (no map, no special or hex outType, no
+  count or length), read with one ``struct`` format, the common case;
+- a :class:`String`: a UnicodeString that ends at its NUL (no count or length), the
+  most common type after integers;
+- the item itself (a field or struct), read by the reader's general code.
+
+Each step decodes exactly as the general code decodes its items; a run cut short by
+the end of the payload is read field by field, so its error names the field.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import winmeta as wm
+from ..model import Field, Struct
+
+# inType code -> (size, struct format) of the integer types
+INT_FORMATS: dict[int, tuple[int, str]] = {
+    c: (struct.calcsize("<" + wm.SCALAR_FORMATS[c]), "<" + wm.SCALAR_FORMATS[c])
+    for c in sorted(wm.INTEGER_CODES)
+}
+# outType -> hex digits shown (0: as many as the value needs)
+HEX_OUTS = {
+    "win:HexInt8": 2,
+    "win:HexInt16": 4,
+    "win:HexInt32": 8,
+    "win:HexInt64": 16,
+    "win:Win32Error": 8,
+    "win:NTSTATUS": 8,
+    "win:HResult": 8,
+    "win:ErrorCode": 8,
+    "win:CodePointer": 0,
+}
+_SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
+UNICODE_STRING = 1  # inType code of win:UnicodeString
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Consecutive plain integer fields, read with one ``struct`` format."""
+
+    fields: tuple[Field, ...]
+    names: tuple[str, ...]
+    format: struct.Struct
+    size: int
+    blanks: tuple[str, ...]  # their insert texts when no message is formatted
+    referenced: bool  # a later count or length names one of them
+
+
+@dataclass(frozen=True, slots=True)
+class String:
+    """A UnicodeString field that ends at its NUL."""
+
+    field: Field
+    name: str
+
+
+Step = Field | Struct | Run | String
+
+
+def plain(item: Field | Struct, *, counted: bool = False) -> bool:
+    """An integer field whose value is the number itself (``counted``: an array is too)."""
+    if not isinstance(item, Field) or item.in_type is None:
+        return False
+    if (item.count is not None and not counted) or item.length is not None or item.map:
+        return False
+    out = item.out_type.qname if item.out_type else item.in_type.default_out
+    return 3 <= item.in_type.code <= 10 and out not in HEX_OUTS and out not in _SPECIAL_OUTS
+
+
+def _string(item: Field | Struct) -> bool:
+    return (
+        isinstance(item, Field)
+        and item.in_type is not None
+        and item.in_type.code == UNICODE_STRING
+        and item.count is None
+        and item.length is None
+    )
+
+
+def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
+    """The steps that read ``items``, in order."""
+    steps: list[Step] = []
+    run: list[Field] = []
+    refs = {x for i in items for x in (i.count, getattr(i, "length", None)) if isinstance(x, str)}
+
+    def close() -> None:
+        if run:
+            codes = "".join(INT_FORMATS[f.in_type.code][1][1] for f in run)  # type: ignore[union-attr]
+            fmt = struct.Struct("<" + codes)
+            names = tuple(f.name for f in run)
+            used = not refs.isdisjoint(names)
+            steps.append(Run(tuple(run), names, fmt, fmt.size, ("",) * len(run), used))
+        run.clear()
+
+    for item in items:
+        if plain(item):
+            run.append(item)  # type: ignore[arg-type]
+            continue
+        close()
+        steps.append(String(item, item.name) if _string(item) else item)  # type: ignore[arg-type]
+    close()
+    return steps
