@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import struct
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,23 +84,42 @@ def classic(provider: bytes, opcode: int, **kw: Any) -> Record:
     return record(0, opcode, b"\x01\x02", **fields)
 
 
-def test_classic_records_take_the_name_their_provider_gets_later() -> None:
-    """An EventSource's manifest names its provider in the middle of the trace: the
-    classic records of that GUID after it carry the name, those before do not."""
+def test_records_take_the_name_and_metadata_their_provider_gets_later() -> None:
+    """An EventSource's manifest names its provider and describes its events in the
+    middle of the trace: the records of that GUID after it carry the name and decode,
+    those before do not."""
     half = len(MANIFEST) // 2
+    payload = struct.pack("<i", 5) + "x\0".encode("utf-16-le")
+    act = bytes(range(16))
     records = [
         classic(GUID.bytes_le, 1),
         classic(GUID.bytes_le, 1, time=None, pid=None, tid=None),
+        record(1, 1, payload),  # no metadata yet
         record(0xFFFE, 254, envelope(2, 0, MANIFEST[:half])),
         classic(GUID.bytes_le, 1),
+        record(1, 1, payload, activity=act),
         record(0xFFFE, 254, envelope(2, 1, MANIFEST[half:])),
         classic(GUID.bytes_le, 1),
         classic(GUID.bytes_le, 2, time=-5),
+        record(1, 1, payload, activity=act, related=act),  # decoded
+        record(1, 1, payload + b"\0"),  # a byte too many
+        record(1, 1, payload[:3]),  # cut short
+        record(2, 0, b""),  # not in the manifest
     ]
-    fast, _, _, _ = both(records)
-    names = [json.loads(line)["provider_name"] for line in fast]
-    assert names == [None, None, None, None, "My-Source", "My-Source", "My-Source"]
-    assert json.loads(fast[1])["timestamp"] is None and json.loads(fast[6])["timestamp"] is None
+    fast, _, a, _ = both(records)
+    events = [json.loads(line) for line in fast]
+    names = [e["provider_name"] for e in events]
+    assert names == [None] * 6 + ["My-Source"] * 7
+    assert [e["decoded"] for e in events[9:]] == [True, False, False, False]
+    assert (
+        events[9]["fields"] == {"Count": 5, "Text": "x"} and events[9]["message"] == "work 5 on x"
+    )
+    assert (
+        events[9]["related_activity_id"] == events[5]["activity_id"] == str(uuid.UUID(bytes_le=act))
+    )
+    assert "1 bytes left" in events[10]["error"] and "'Count'" in events[11]["error"]
+    assert "error" not in events[12] and a.misfits == 2
+    assert events[1]["timestamp"] is None and events[8]["timestamp"] is None
     assert_same(records)
     assert_same(records, providers=["my-source"])  # filtered by a name it gets later
 

@@ -37,7 +37,7 @@ from .eventsource import (
     is_manifest_event,
     parse_envelope,
 )
-from .jsonline import body_json, head_json, plain_json, tail_json
+from .jsonline import body_json, encode, head_json, plain_json, tail_json
 from .metadata import load_manifest_bytes
 from .payload import DecodeError, Decoder
 from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
@@ -99,6 +99,10 @@ class TraceDecoder:
         # and the provider's name.  Both depend on provider names: emptied when one changes.
         self._heads: dict[tuple[tuple[Any, ...], str | None, str | None], str] = {}
         self._classic: dict[tuple[Any, ...], tuple[str, ProviderCount | None, str | None]] = {}
+        self._described: dict[
+            tuple[Any, ...],
+            tuple[str, str, _EventMeta | None, ProviderCount | None, str | None, str | None],
+        ] = {}
         for m in manifests:
             self._add(m, eventsource=False)
         self._collector = ManifestCollector()
@@ -137,8 +141,13 @@ class TraceDecoder:
 
     def _set_name(self, raw: bytes, name: str) -> None:
         self._names[raw] = name
+        self._forget()
+
+    def _forget(self) -> None:
+        """Empty what json_lines keeps per descriptor (names or metadata changed)."""
         self._heads.clear()
         self._classic.clear()
+        self._described.clear()
 
     # ------------------------------------------------------------------ per record
 
@@ -163,6 +172,11 @@ class TraceDecoder:
         heads = self._heads
         classic = self._classic
         for rec in records:
+            if not rec[1] and not rec[15] and not is_manifest_event(rec[3], rec[7]):
+                line = self._metadata_line(rec, want)  # no schema: decoded with metadata
+                if line is not None:
+                    yield line
+                continue
             if rec[1] and not rec[13] and not rec[14]:  # classic, without activity ids
                 key = rec[2:10]  # provider, id, version, channel, level, opcode, task, keyword
                 entry = classic.get(key)
@@ -173,7 +187,7 @@ class TraceDecoder:
                 head, c, name = entry
                 if c is None:
                     continue  # a provider not asked for
-                c.events += 1
+                c.events += 1  # what _tally does, without a call
                 c.kinds["classic"] += 1
                 if name:
                     c.name = name
@@ -241,6 +255,78 @@ class TraceDecoder:
             rec.keyword,
         )
         return head, self._counter(ev["provider"] or "(none)"), ev["provider_name"]
+
+    def _metadata_line(self, rec: Record, want: bool) -> str | None:
+        """The JSON line of an event decoded with the metadata given or read in-band
+        (what _with_metadata and _count do), or None when its provider is not wanted."""
+        key = rec[2:10]
+        entry = self._described.get(key)
+        if entry is None:
+            entry = self._metadata_entry(rec, want)
+            if len(self._described) < MAX_CACHED:
+                self._described[key] = entry
+        head, kind, meta, c, provider_name, reason = entry
+        if c is None:
+            return None
+        message = None
+        error = None
+        if meta is None:
+            tail = "}"
+        else:
+            dec, provider, event, _ = meta
+            data = rec.data
+            try:
+                fields, message, used = dec.payload(provider, event, data, rec.pointer_size)
+            except DecodeError as e:
+                error = str(e)
+            else:
+                if used != len(data):
+                    error = (
+                        f"{len(data) - used} bytes left after the last field of event {rec.id} "
+                        f"v{rec.version}"
+                    )
+            if error is None:
+                tail = f',"fields":{encode(fields)}}}'
+            else:
+                message = None
+                tail = f',"error":{encode(error)}}}'
+                reason = f"payload does not fit the metadata of event {rec.id} v{rec.version}"
+        self._tally(c, kind, provider_name, reason, error is not None)
+        pid = rec.pid
+        tid = rec.tid
+        return (
+            f'{head}{plain_json(self.timestamp(rec.time))},"pid":{"null" if pid is None else pid},'
+            f'"tid":{"null" if tid is None else tid},'
+            f'"activity_id":{plain_json(self._guid(rec.activity))},'
+            f'"related_activity_id":{plain_json(self._guid(rec.related))},'
+            f'"kind":"{kind}","decoded":{"false" if reason else "true"},'
+            f'"message":{"null" if message is None else encode(message)}{tail}'
+        )
+
+    def _metadata_entry(
+        self, rec: Record, want: bool
+    ) -> tuple[str, str, _EventMeta | None, ProviderCount | None, str | None, str | None]:
+        """What every event with this one's descriptor shares: the head of its JSON
+        line, its kind, its metadata, its count (None when its provider was not asked
+        for), its provider's name, and why it is not decoded when it has no metadata."""
+        ev = self.event(rec)
+        meta = self._meta(rec.provider, rec.id, rec.version)
+        if want and not self._wanted(ev):
+            return "", "", None, None, None, None
+        head = head_json(
+            ev["provider"],
+            ev["provider_name"],
+            ev["name"],
+            rec.id,
+            rec.version,
+            rec.level,
+            rec.opcode,
+            rec.task,
+            rec.keyword,
+        )
+        reason = None if meta is not None else self._reason(ev)
+        counter = self._counter(ev["provider"] or "(none)")
+        return head, ev["kind"], meta, counter, ev["provider_name"], reason
 
     def _wanted(self, ev: dict[str, Any]) -> bool:
         if ev["provider"] in self._want_guids:
@@ -352,6 +438,7 @@ class TraceDecoder:
             return
         added = self._add(manifest, eventsource=True)
         self._events.clear()  # events looked up before this manifest may be in it
+        self._forget()
         if rec.provider not in added:
             self.diagnostics.append(
                 diag(
@@ -365,13 +452,7 @@ class TraceDecoder:
     def _with_metadata(self, rec: Record, ev: dict[str, Any]) -> None:
         raw = rec.provider
         ev["kind"] = "eventsource" if raw in self._eventsource else "manifest"
-        key = (raw, rec.id, rec.version)
-        if key in self._events:
-            meta = self._events[key]
-        else:
-            meta = self._lookup(raw, rec.id, rec.version)
-            if len(self._events) < MAX_CACHED:
-                self._events[key] = meta
+        meta = self._meta(raw, rec.id, rec.version)
         if meta is None:
             return
         dec, provider, event, name = meta
@@ -390,6 +471,15 @@ class TraceDecoder:
         ev["decoded"] = True
         ev["fields"] = fields
         ev["message"] = message
+
+    def _meta(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
+        key = (raw, event_id, version)
+        if key in self._events:
+            return self._events[key]
+        meta = self._lookup(raw, event_id, version)
+        if len(self._events) < MAX_CACHED:
+            self._events[key] = meta
+        return meta
 
     def _lookup(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
         pid = self._uuids.get(raw)
@@ -419,18 +509,24 @@ class TraceDecoder:
 
     def _count(self, ev: dict[str, Any]) -> None:
         c = self._counter(ev["provider"] or "(none)")
+        reason = None if ev["decoded"] else self._reason(ev)
+        self._tally(c, ev["kind"], ev["provider_name"], reason, "error" in ev)
+
+    def _tally(
+        self, c: ProviderCount, kind: str, name: str | None, reason: str | None, error: bool
+    ) -> None:
+        """Count one event; ``reason`` is why it was not decoded (None: it was)."""
         c.events += 1
-        c.kinds[ev["kind"]] += 1
-        if ev["provider_name"]:
-            c.name = ev["provider_name"]
-        if ev["decoded"]:
+        c.kinds[kind] += 1
+        if name:
+            c.name = name
+        if reason is None:
             c.decoded += 1
             return
-        reason = self._reason(ev)
         if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
             reason = OTHER_REASONS
         c.reasons[reason] += 1
-        if "error" in ev:
+        if error:
             self.misfits += 1
 
     def _reason(self, ev: dict[str, Any]) -> str:
