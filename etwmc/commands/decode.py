@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -156,10 +157,13 @@ class _Records:
 
     def each(self, bar: _Progress | None) -> Iterator[Record]:
         try:
-            for n, rec in enumerate(self.reader):
-                if bar is not None and not n & 1023:
-                    bar.show(n)
-                yield rec
+            if bar is None:
+                yield from self.reader
+            else:
+                for n, rec in enumerate(self.reader):
+                    if not n & 1023:
+                        bar.show(n)
+                    yield rec
         except TraceError as e:
             self.error = e
         except OSError as e:  # the file could be read when opened, not now
@@ -189,13 +193,8 @@ class _Progress:
 
 
 def _write(out: TextIO, pieces: Iterator[str]) -> None:
-    batch: list[str] = []
-    for piece in pieces:
-        batch.append(piece)
-        if len(batch) >= 512:
-            out.write("".join(batch))
-            batch.clear()
-    out.write("".join(batch))
+    while batch := list(islice(pieces, 512)):
+        out.write("".join(batch))
 
 
 def _write_file(path: str, pieces: Iterator[str]) -> None:
