@@ -7,6 +7,8 @@ A step is one of:
   count or length), read with one ``struct`` format, the common case;
 - a :class:`String`: a UnicodeString that ends at its NUL (no count or length), the
   most common type after integers;
+- an :class:`Integers`: an array of plain integers (no length), read with one
+  ``struct`` call once its count is known;
 - the item itself (a field or struct), read by the reader's general code.
 
 Each step decodes exactly as the general code decodes its items; a run cut short by
@@ -63,7 +65,18 @@ class String:
     name: str
 
 
-Step = Field | Struct | Run | String
+@dataclass(frozen=True, slots=True)
+class Integers:
+    """An array of plain integers: its count, then ``size``-byte items of ``code``."""
+
+    field: Field
+    name: str
+    count: int | str
+    size: int
+    code: str  # the struct format character of one item
+
+
+Step = Field | Struct | Run | String | Integers
 
 
 def plain(item: Field | Struct, *, counted: bool = False) -> bool:
@@ -106,6 +119,12 @@ def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
             run.append(item)  # type: ignore[arg-type]
             continue
         close()
-        steps.append(String(item, item.name) if _string(item) else item)  # type: ignore[arg-type]
+        if _string(item):
+            steps.append(String(item, item.name))  # type: ignore[arg-type]
+        elif item.count is not None and plain(item, counted=True):
+            size, fmt = INT_FORMATS[item.in_type.code]  # type: ignore[union-attr]
+            steps.append(Integers(item, item.name, item.count, size, fmt[1]))  # type: ignore[arg-type]
+        else:
+            steps.append(item)
     close()
     return steps
