@@ -1,6 +1,7 @@
 """Decoding: event payloads with manifest metadata, and whole ``.etl`` traces.
 
-- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs, messages);
+- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs), with
+  :mod:`.plan` (how a template is read) and :mod:`.message` (messages);
 - :mod:`.metadata` — manifests, TEMP.BIN blobs with message tables, provider DLLs;
 - :mod:`.etl` — the trace container (buffers, records), with :mod:`.lzxpress`;
 - :mod:`.eventsource` — in-band EventSource manifests;
@@ -10,6 +11,7 @@
 - :mod:`.output` — JSON Lines, JSON and text, and the summary.
 """
 
+from .message import format_message
 from .metadata import load_message_tables
 from .payload import (
     MAX_ARRAY,
@@ -18,7 +20,6 @@ from .payload import (
     Decoder,
     PayloadReader,
     filetime_text,
-    format_message,
     socket_address,
 )
 

@@ -38,15 +38,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
-from ..msgformat import Stop, table_text, tokens
+from ..msgformat import table_text
+from .message import format_message
 from .plan import HEX_OUTS as _HEX_OUTS
 from .plan import INT_FORMATS as _INT_FORMATS
-from .plan import Integers, Run, Step, String, make_plan
+from .plan import Integers, Run, Step, String, json_plan, make_plan
 from .plan import plain as _plain
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 MAX_PREPARED = 65536  # events whose label and message text are kept; more are made again
 _utf16 = codecs.utf_16_le_decode  # what bytes.decode("utf-16-le") calls, without the lookup
+# A string as JSON, as json.dumps(..., ensure_ascii=False) writes it
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 class DecodeError(ValueError):
@@ -94,6 +97,7 @@ class Decoder:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
         self._plans: dict[int, tuple[Sequence[Field | Struct], list[Step]]] = {}
+        self._json_plans: dict[int, tuple[Sequence[Step], list[tuple[Step, str]] | None]] = {}
         self._prepared: dict[int, tuple[Event, str, str | None]] = {}
         for p in manifest.providers:
             for e in p.events:
@@ -152,18 +156,43 @@ class Decoder:
         values: dict[str, Any] = {}
         inserts: list[str] = []
         used = 0
+        _, label, text = self._prepare(e)
+        if e.template is not None:
+            r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
+            values, inserts = r.scope(e.template.items, p)
+            used = r.pos
+        return values, format_message(text, inserts) if text is not None else None, used
+
+    def _prepare(self, e: Event) -> tuple[Event, str, str | None]:
+        """The event, the label its errors start with, and its message text (kept)."""
         found = self._prepared.get(id(e))
         if found is None or found[0] is not e:
             label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
             found = (e, label, self.text(e.message))
             if len(self._prepared) < MAX_PREPARED:
                 self._prepared[id(e)] = found
-        _, label, text = found
-        if e.template is not None:
-            r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
-            values, inserts = r.scope(e.template.items, p)
-            used = r.pos
-        return values, format_message(text, inserts) if text is not None else None, used
+        return found
+
+    def payload_json(
+        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
+    ) -> tuple[str, int] | None:
+        """An event's fields as JSON text (what ``json.dumps`` writes for the fields
+        :meth:`payload` returns) and how many bytes they used, when the event has no
+        message and its template a JSON plan (see :func:`~etwmc.decode.plan.json_plan`);
+        None otherwise, and when the payload does not fit: :meth:`payload` says why."""
+        _, label, text = self._prepare(e)
+        if e.template is None or text is not None:
+            return None
+        steps = self.plan(e.template.items)
+        plan = self._json_plans.get(id(steps))
+        if plan is None or plan[0] is not steps:
+            plan = (steps, json_plan(steps))
+            self._json_plans[id(steps)] = plan
+        if plan[1] is None:
+            return None
+        r = PayloadReader(user_data, label, pointer_size, self, inserts=False)
+        text = r.scope_json(plan[1])
+        return None if text is None else (text, r.pos)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int
@@ -267,6 +296,40 @@ class PayloadReader:
             else:
                 self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
+
+    def scope_json(self, plan: Sequence[tuple[Step, str]]) -> str | None:
+        """What :meth:`scope` reads with this JSON plan, as JSON text; None at the first
+        thing that does not fit (then :meth:`scope` raises the error)."""
+        parts: list[str] = []
+        raw: dict[str, int] = {}
+        data = self.data
+        for step, text in plan:
+            if type(step) is Run:
+                end = self.pos + step.size
+                if end > len(data):
+                    return None
+                numbers = step.format.unpack_from(data, self.pos)
+                self.pos = end
+                if step.referenced:
+                    raw.update(zip(step.names, numbers, strict=False))
+                parts.append(text.format(*numbers))
+            elif type(step) is String:
+                start = self.pos
+                end = data.find(b"\0\0", start)
+                while end >= 0 and (end - start) & 1:
+                    end = data.find(b"\0\0", end + 1)
+                if end < 0:
+                    return None
+                self.pos = end + 2
+                parts.append(text + _json_text(_utf16(data[start:end], "replace", True)[0]))
+            elif type(step) is Integers:
+                n = raw.get(step.count) if isinstance(step.count, str) else step.count
+                if n is None or not 0 <= n <= MAX_ARRAY or self.pos + n * step.size > len(data):
+                    return None
+                numbers = struct.unpack_from(f"<{n}{step.code}", data, self.pos)
+                self.pos += n * step.size
+                parts.append(f"{text}[{','.join(map(str, numbers))}]")
+        return "{" + ",".join(parts) + "}"
 
     def item(
         self,
@@ -533,35 +596,3 @@ def socket_address(b: bytes) -> str | None:
         addr = str(ipaddress.IPv6Address(b[8:24])) + (f"%{scope}" if scope else "")
         return f"[{addr}]:{int.from_bytes(b[2:4], 'big')}"
     return None
-
-
-# --------------------------------------------------------------------------- messages
-
-
-def format_message(text: str, inserts: Sequence[str]) -> str:
-    """Format a message like FormatMessage with string inserts (``%1`` is ``inserts[0]``)."""
-    out: list[str] = []
-    for t in tokens(text):
-        if isinstance(t, str):
-            out.append(t)
-        elif isinstance(t, Stop):
-            break
-        elif t.number > len(inserts):
-            out.append(f"%{t.number}")  # nothing to insert: shown as written
-        else:
-            value = inserts[t.number - 1]
-            out.append(_printf(value, t.format) if t.format and t.closed else value)
-    return "".join(out)
-
-
-def _printf(value: str, fmt: str) -> str:
-    """Apply a ``!fmt!`` printf conversion to an insert when it fits the value."""
-    try:
-        if fmt and fmt[-1] in "diuxXo":
-            n = int(value, 0)
-            return ("%" + fmt.replace("I64", "").replace("l", "").replace("u", "d")) % n
-        if fmt and fmt[-1] in "sS":
-            return ("%" + fmt[:-1] + "s") % value
-    except (ValueError, TypeError):
-        pass
-    return value

@@ -13,10 +13,15 @@ A step is one of:
 
 Each step decodes exactly as the general code decodes its items; a run cut short by
 the end of the payload is read field by field, so its error names the field.
+
+A plan of runs, strings and integer arrays only, whose fields' names all differ, can
+also write its values straight to JSON text (:func:`json_plan`): each step with the
+text that comes before its values.
 """
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -128,3 +133,25 @@ def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
             steps.append(item)
     close()
     return steps
+
+
+def json_plan(steps: Sequence[Step]) -> list[tuple[Step, str]] | None:
+    """Each step with the JSON text before its values: for a run, a format with a
+    ``{}`` per field (``"a":{},"b":{}``); for a string or an array, its key and colon.
+    None when a step is of another kind or two fields have one name (a dict keeps one)."""
+    out: list[tuple[Step, str]] = []
+    names: list[str] = []
+    for step in steps:
+        if type(step) is Run:
+            keys = [
+                json.dumps(n, ensure_ascii=False).replace("{", "{{").replace("}", "}}")
+                for n in step.names
+            ]
+            out.append((step, ",".join(f"{k}:{{}}" for k in keys)))
+            names += step.names
+        elif type(step) is String or type(step) is Integers:
+            out.append((step, json.dumps(step.name, ensure_ascii=False) + ":"))
+            names.append(step.name)
+        else:
+            return None
+    return out if len(set(names)) == len(names) else None

@@ -275,8 +275,13 @@ class TraceDecoder:
         else:
             dec, provider, event, _ = meta
             data = rec.data
+            quick = None  # the fields as JSON text, when the decoder can write them so
             try:
-                fields, message, used = dec.payload(provider, event, data, rec.pointer_size)
+                quick = dec.payload_json(provider, event, data, rec.pointer_size)
+                if quick is None:
+                    fields, message, used = dec.payload(provider, event, data, rec.pointer_size)
+                else:
+                    used = quick[1]
             except DecodeError as e:
                 error = str(e)
             else:
@@ -286,7 +291,7 @@ class TraceDecoder:
                         f"v{rec.version}"
                     )
             if error is None:
-                tail = f',"fields":{encode(fields)}}}'
+                tail = f',"fields":{encode(fields) if quick is None else quick[0]}}}'
             else:
                 message = None
                 tail = f',"error":{encode(error)}}}'
