@@ -84,6 +84,24 @@ def classic(provider: bytes, opcode: int, **kw: Any) -> Record:
     return record(0, opcode, b"\x01\x02", **fields)
 
 
+def test_descriptors_past_the_kept_ones_write_the_same_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import etwmc.decode.trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_DESCRIPTORS", 1)
+    f, reader = open_trace(trace("krabsetw_powershell.etl"))
+    with f:
+        records = list(reader)
+    model = load_manifest(str(trace("Win10-17134_Microsoft-Windows-PowerShell.xml")))[0]
+    assert model is not None
+    assert_same(records, [model])
+    assert_same(records, [model], providers=["Microsoft-Windows-PowerShell"])
+    a = TraceDecoder([model])
+    list(a.json_lines(records))
+    assert len(a._classic) == len(a._described) == 1
+
+
 def test_records_take_the_name_and_metadata_their_provider_gets_later() -> None:
     """An EventSource's manifest names its provider and describes its events in the
     middle of the trace: the records of that GUID after it carry the name and decode,

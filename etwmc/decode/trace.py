@@ -47,6 +47,9 @@ ZERO_GUID = bytes(16)
 _EPOCH = dt.date(1601, 1, 1).toordinal()
 MAX_SCHEMA_BYTES = 4 << 20  # TraceLogging schemas kept parsed; more are parsed again
 MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted again
+# descriptors whose JSON pieces are kept (a real trace has a few hundred); more are made
+# again per event, so a hostile trace's many descriptors cost time, not memory
+MAX_DESCRIPTORS = 4096
 MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
 MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
@@ -182,7 +185,7 @@ class TraceDecoder:
                 entry = classic.get(key)
                 if entry is None:
                     entry = self._classic_entry(rec, want)
-                    if len(classic) < MAX_CACHED:
+                    if len(classic) < MAX_DESCRIPTORS:
                         classic[key] = entry
                 head, c, name = entry
                 if c is None:
@@ -230,7 +233,7 @@ class TraceDecoder:
                     rec.task,
                     rec.keyword,
                 )
-                if len(heads) < MAX_CACHED:
+                if len(heads) < MAX_DESCRIPTORS:
                     heads[hkey] = found
             yield found + body_json(ev) + tail_json(ev)
 
@@ -263,7 +266,7 @@ class TraceDecoder:
         entry = self._described.get(key)
         if entry is None:
             entry = self._metadata_entry(rec, want)
-            if len(self._described) < MAX_CACHED:
+            if len(self._described) < MAX_DESCRIPTORS:
                 self._described[key] = entry
         head, kind, meta, c, provider_name, reason = entry
         if c is None:
