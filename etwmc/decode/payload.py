@@ -191,8 +191,8 @@ class Decoder:
         if plan[1] is None:
             return None
         r = PayloadReader(user_data, label, pointer_size, self, inserts=False)
-        text = r.scope_json(plan[1])
-        return None if text is None else (text, r.pos)
+        fields = r.scope_json(plan[1])
+        return None if fields is None else (fields, r.pos)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int

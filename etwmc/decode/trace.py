@@ -97,9 +97,11 @@ class TraceDecoder:
         self._decoders: dict[uuid.UUID, Decoder] = {}
         self._names: dict[bytes, str] = {}
         self._eventsource: set[bytes] = set()
-        # JSON lines: the head of each line, by descriptor and names; for classic
-        # records, by descriptor: the head, the count (None: a provider not asked for)
-        # and the provider's name.  Both depend on provider names: emptied when one changes.
+        # What json_lines keeps: the head of each line, by descriptor and names; for
+        # classic records, by descriptor, the head, the count (None: a provider not asked
+        # for) and the provider's name; for events with metadata, the same and their kind,
+        # metadata and reason for not being decoded.  All depend on provider names and
+        # metadata: _forget empties them when either changes.
         self._heads: dict[tuple[tuple[Any, ...], str | None, str | None], str] = {}
         self._classic: dict[tuple[Any, ...], tuple[str, ProviderCount | None, str | None]] = {}
         self._described: dict[
