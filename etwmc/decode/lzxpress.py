@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import struct
 import sys
-from array import array
 
 _U16 = struct.Struct("<H").unpack_from
 _U32 = struct.Struct("<I").unpack_from
@@ -70,15 +69,14 @@ def decompress(src: bytes, limit: int) -> bytes:
     return _careful(src, limit, out, *state)
 
 
-def _u16_table(src: bytes) -> array[int]:
-    """The little-endian u16 at every offset of ``src`` (0 past the end)."""
+def _u16_table(src: bytes) -> memoryview:
+    """The little-endian u16 at every offset of ``src`` (0 past the end), in native
+    u16s: twice the size of ``src``, at most 32 MiB for the largest buffer ETW writes."""
     pairs = bytearray(2 * len(src))
-    pairs[0::2] = src
-    pairs[1:-1:2] = src[1:]
-    table = array("H", pairs)
-    if sys.byteorder == "big":
-        table.byteswap()
-    return table
+    low, high = (0, 1) if sys.byteorder == "little" else (1, 0)
+    pairs[low::2] = src
+    pairs[high : 2 * len(src) - 2 + high : 2] = src[1:]
+    return memoryview(pairs).cast("H")
 
 
 def _bulk(src: bytes, limit: int, out: bytearray) -> tuple[int, int] | None:
