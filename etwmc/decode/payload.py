@@ -277,15 +277,8 @@ class PayloadReader:
                     continue
                 for f in step.fields:  # cut short: field by field, for the error
                     self.item(f, values, raw, inserts, p)
-            elif type(step) is String:  # what utf16() does, without a call
-                start = self.pos
-                end = data.find(b"\0\0", start)
-                while end >= 0 and (end - start) & 1:
-                    end = data.find(b"\0\0", end + 1)
-                if end < 0:
-                    raise self.fail(step.name, f"string at offset {start} has no NUL terminator")
-                s = _utf16(data[start:end], "replace", True)[0]
-                self.pos = end + 2
+            elif type(step) is String:
+                s = self.utf16(step.name, None)
                 values[step.name] = s
                 inserts.append(s)
             elif type(step) is Integers:  # what item() does for them, without its tests
@@ -315,9 +308,7 @@ class PayloadReader:
                 parts.append(text.format(*numbers))
             elif type(step) is String:
                 start = self.pos
-                end = data.find(b"\0\0", start)
-                while end >= 0 and (end - start) & 1:
-                    end = data.find(b"\0\0", end + 1)
+                end = _utf16_end(data, start)
                 if end < 0:
                     return None
                 self.pos = end + 2
@@ -497,14 +488,9 @@ class PayloadReader:
         if length is not None:
             raw = _utf16(self.take(2 * length, name), "replace", True)[0]
             return raw.split("\0", 1)[0]
-        end = self.pos
-        while True:  # the first NUL code unit: a 00 00 pair at an even distance
-            end = self.data.find(b"\0\0", end)
-            if end < 0:
-                raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-            if not (end - self.pos) & 1:
-                break
-            end += 1
+        end = _utf16_end(self.data, self.pos)
+        if end < 0:
+            raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
         s = _utf16(self.data[self.pos : end], "replace", True)[0]
         self.pos = end + 2
         return s
@@ -556,6 +542,15 @@ class PayloadReader:
         if length is not None and length > 8 + 4 * n:
             self.take(length - 8 - 4 * n, name)
         return "S-1-" + "-".join(str(x) for x in (auth, *subs))
+
+
+def _utf16_end(data: bytes, start: int) -> int:
+    """Where the UTF-16 string at ``start`` ends: its first NUL code unit, a 00 00 pair
+    at an even distance (-1 when none)."""
+    end = data.find(b"\0\0", start)
+    while end >= 0 and (end - start) & 1:
+        end = data.find(b"\0\0", end + 1)
+    return end
 
 
 def _format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
