@@ -248,6 +248,7 @@ BAD_SYSTEMTIME = struct.pack("<H", 0) + bytes(32) + struct.pack("<8H", 2024, 13,
     ("event", "payload", "field"),
     [
         (1, b"\x01", "u8"),
+        (4, b"\x01", "n"),
         (3, "abc".encode("utf-16-le"), "z"),
         (4, struct.pack("<H", 50) + b"x", "bin"),
         (4, BAD_SYSTEMTIME, "st"),

@@ -75,6 +75,31 @@ def test_damaged_headers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         assert "ETW851" in err and "byte offset" in err, (what, err)
 
 
+def test_kernel_records_that_do_not_fit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A kernel (system) header whose size runs past its buffer, and one cut off by the
+    buffer's fill before its header ends: the offset is the record's."""
+    data = bytearray(trace(PLAIN).read_bytes())
+    second = struct.unpack_from("<I", data, 0)[0]
+    record = second + 0x48
+    marker = struct.pack("<I", 0xC0020000)  # a 64-bit system header, no extensions
+    past = data[:record] + marker + struct.pack("<H", 0xFFF0) + data[record + 6 :]
+    short = bytearray(past)
+    short[second + 0x30 : second + 0x34] = struct.pack("<I", 0x48 + 10)  # 10 bytes filled
+    short[record + 4 : record + 6] = struct.pack("<H", 0x40)
+    tiny = bytearray(short)
+    tiny[record + 4 : record + 6] = struct.pack("<H", 0x10)  # less than the 32-byte header
+    for bad, says in (
+        (past, "a 65520-byte record runs past the end of its buffer"),
+        (short, "a 64-byte record runs past the end of its buffer"),
+        (tiny, "record size 16 is smaller than its 32-byte header"),
+    ):
+        path = tmp_path / "bad.etl"
+        path.write_bytes(bytes(bad))
+        rc, err, events = run(path, tmp_path, capsys)
+        assert rc == 1 and f"byte offset {record}: {says}" in err, err
+        assert events
+
+
 def test_fuzzed_traces_never_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Random byte changes and cuts: each run ends with 0 or 1, never an internal error."""
     rng = random.Random(1301)

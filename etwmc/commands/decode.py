@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,7 +24,7 @@ from ..codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
 from ..decode import DecodeError, Decoder, filetime_text
 from ..decode.etl import EtlReader, Record, TraceError, open_trace
 from ..decode.metadata import load_dll, load_manifest, load_wevt
-from ..decode.output import render, summary_json, summary_text
+from ..decode.output import render, render_json, summary_json, summary_text
 from ..decode.trace import TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
 from ..inputs import (
@@ -165,15 +166,18 @@ def _run_trace(args: argparse.Namespace) -> int:
     decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
     records = _Records(reader)
     bar = _Progress(reader) if sys.stderr.isatty() else None
-    events = decoder.events(records.each(bar))
+    if args.format == "text":
+        pieces = render(decoder.events(records.each(bar)), args.format)
+    else:
+        pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
     with f:
         try:
             if args.output:
-                _write_file(args.output, render(events, args.format))
+                _write_file(args.output, pieces)
             elif not args.summary:
-                _write(sys.stdout, render(events, args.format))
+                _write(sys.stdout, pieces)
             else:
-                for _ in events:
+                for _ in pieces:
                     pass
         except OSError as e:
             if bar:
@@ -223,10 +227,13 @@ class _Records:
 
     def each(self, bar: _Progress | None) -> Iterator[Record]:
         try:
-            for n, rec in enumerate(self.reader):
-                if bar is not None and not n & 1023:
-                    bar.show(n)
-                yield rec
+            if bar is None:
+                yield from self.reader
+            else:
+                for n, rec in enumerate(self.reader):
+                    if not n & 1023:
+                        bar.show(n)
+                    yield rec
         except TraceError as e:
             self.error = e
         except OSError as e:  # the file could be read when opened, not now
@@ -256,13 +263,8 @@ class _Progress:
 
 
 def _write(out: TextIO, pieces: Iterator[str]) -> None:
-    batch: list[str] = []
-    for piece in pieces:
-        batch.append(piece)
-        if len(batch) >= 512:
-            out.write("".join(batch))
-            batch.clear()
-    out.write("".join(batch))
+    while batch := list(islice(pieces, 512)):
+        out.write("".join(batch))
 
 
 def _write_file(path: str, pieces: Iterator[str]) -> None:

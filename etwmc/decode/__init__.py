@@ -1,14 +1,17 @@
 """Decoding: event payloads with manifest metadata, and whole ``.etl`` traces.
 
-- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs, messages);
+- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs), with
+  :mod:`.plan` (how a template is read) and :mod:`.message` (messages);
 - :mod:`.metadata` — manifests, TEMP.BIN blobs with message tables, provider DLLs;
 - :mod:`.etl` — the trace container (buffers, records), with :mod:`.lzxpress`;
 - :mod:`.eventsource` — in-band EventSource manifests;
 - :mod:`.tracelogging` — self-describing TraceLogging events;
 - :mod:`.trace` — records to decoded events, and the per-provider counts;
+- :mod:`.jsonline` — an event's JSON line, written from pieces;
 - :mod:`.output` — JSON Lines, JSON and text, and the summary.
 """
 
+from .message import format_message
 from .payload import (
     MAX_ARRAY,
     DecodedEvent,
@@ -16,7 +19,6 @@ from .payload import (
     Decoder,
     PayloadReader,
     filetime_text,
-    format_message,
     socket_address,
 )
 

@@ -66,8 +66,22 @@ _U64 = struct.Struct("<Q").unpack_from
 
 # header type -> bytes before the payload (system headers may add extensions)
 _SYSTEM_TYPES = {0x01: 0x20, 0x02: 0x20, 0x03: 0x18, 0x04: 0x18, 0x10: 0x10, 0x11: 0x10}
+_SYSTEM_64 = frozenset({0x02, 0x04, 0x11})
+# (marker >> 8) & 0xC0FF87: the flags' top two bits, the header type, the extension
+# count and bit 15 -> (header size, pointer size, perf-info header)
+_SYSTEM_LAYOUTS = {
+    0xC00000 | kind << 8 | big | ext: (
+        size + 8 * ext + (8 if big else 0),
+        8 if kind in _SYSTEM_64 else 4,
+        kind >= 0x10,
+    )
+    for kind, size in _SYSTEM_TYPES.items()
+    for ext in range(8)
+    for big in (0, 0x80)
+}
 _CLASSIC_TYPES = {0x0A: 0x30, 0x14: 0x30, 0x0B: 0x48, 0x15: 0x48}
 _NO_GUID = b""
+_new = tuple.__new__
 
 
 class TraceError(ValueError):
@@ -216,27 +230,69 @@ class EtlReader:
     def _records(self, data: bytes, buffer: int, compressed: bool) -> Iterator[Record]:
         pos = 0
         end = len(data)
+        # Kernel (system) records are most of a trace: they are read here, not in a
+        # method of their own, and their Record is made without NamedTuple's keyword
+        # handling (this loop runs once per record).
+        base = self._base
+        frequency = self._frequency
+        guids = self._guids
         while pos + 4 <= end:
             at = buffer if compressed else buffer + BUFFER_HEADER + pos
             marker = _U32(data, pos)[0]
             if marker == 0xFFFFFFFF:
                 return  # padding: the rest of the buffer is empty
+            layout = _SYSTEM_LAYOUTS.get((marker >> 8) & 0xC0FF87)
+            if layout is not None:  # a kernel record
+                head, ptr, perfinfo = layout
+                tid: int | None
+                pid: int | None
+                if perfinfo and pos + 0x10 <= end:  # no thread or process ids
+                    version, _, size, opcode, group, t = _PERFINFO.unpack_from(data, pos)
+                    tid = pid = None
+                elif not perfinfo and pos + 0x18 <= end:
+                    version, _, size, opcode, group, tid, pid, t = _SYSTEM.unpack_from(data, pos)
+                else:  # too short for its header, so for any size it claims
+                    size = _FLAGS.unpack_from(data, pos + 4)[0] if pos + 6 <= end else 0
+                    raise _misfit(size, head, at)
+                if size < head or pos + size > end:
+                    raise _misfit(size, head, at)
+                guid = guids.get(group << 8 | opcode)
+                if guid is None:
+                    guid = guids[group << 8 | opcode] = lookup_guid(group, opcode).bytes_le
+                yield _new(
+                    Record,
+                    (
+                        at,
+                        True,
+                        guid,
+                        0,
+                        version & 0xFF,
+                        0,
+                        0,
+                        opcode,
+                        0,
+                        0,
+                        base + t * 10_000_000 // frequency,
+                        pid,
+                        tid,
+                        _NO_GUID,
+                        _NO_GUID,
+                        _NO_GUID,
+                        _NO_GUID,
+                        data[pos + head : pos + size],
+                        ptr,
+                    ),
+                )
+                pos += (size + 7) & ~7
+                continue
             flags = marker >> 24
             kind = (marker >> 16) & 0xFF
             if flags & 0xC0 == 0xC0:
                 if kind in (EVENT_HEADER_32, EVENT_HEADER_64):
                     size = marker & 0xFFFF
                     if size < 0x50 or pos + size > end:
-                        _check(size, 0x50, pos, end, at)
+                        raise _misfit(size, 0x50, at)
                     yield self._event(data, pos, size, at, 4 if kind == EVENT_HEADER_32 else 8)
-                elif kind in _SYSTEM_TYPES:
-                    size = _FLAGS.unpack_from(data, pos + 4)[0] if pos + 6 <= end else 0
-                    head = _SYSTEM_TYPES[kind] + 8 * ((marker >> 8) & 7)
-                    if marker & 0x8000:
-                        head += 8
-                    if size < head or pos + size > end:
-                        _check(size, head, pos, end, at)
-                    yield self._system(data, pos, size, head, kind, at)
                 elif kind in _CLASSIC_TYPES:
                     size = marker & 0xFFFF
                     _check(size, _CLASSIC_TYPES[kind], pos, end, at)
@@ -275,61 +331,29 @@ class EtlReader:
                     schema = item
                 elif ext_type == EXT_PROVIDER_TRAITS:
                     traits = item
-        return Record(
-            at,
-            False,
-            guid,
-            eid,
-            ver,
-            chan,
-            lvl,
-            op,
-            task,
-            kw,
-            self._time(t),
-            pid,
-            tid,
-            act,
-            related,
-            schema,
-            traits,
-            data[body:stop],
-            ptr,
-        )
-
-    def _system(self, data: bytes, pos: int, size: int, head: int, kind: int, at: int) -> Record:
-        tid: int | None
-        pid: int | None
-        if kind in (0x10, 0x11):
-            version, _, _, opcode, group, t = _PERFINFO.unpack_from(data, pos)
-            tid = pid = None
-        else:
-            version, _, _, opcode, group, tid, pid, t = _SYSTEM.unpack_from(data, pos)
-        guid = self._guids.get(group << 8 | opcode)
-        if guid is None:
-            guid = lookup_guid(group, opcode).bytes_le
-            self._guids[group << 8 | opcode] = guid
-        ptr = 8 if kind in (0x02, 0x04, 0x11) else 4
-        return Record(
-            at,
-            True,
-            guid,
-            0,
-            version & 0xFF,
-            0,
-            0,
-            opcode,
-            0,
-            0,
-            self._base + t * 10_000_000 // self._frequency,
-            pid,
-            tid,
-            _NO_GUID,
-            _NO_GUID,
-            _NO_GUID,
-            _NO_GUID,
-            data[pos + head : pos + size],
-            ptr,
+        return _new(
+            Record,
+            (
+                at,
+                False,
+                guid,
+                eid,
+                ver,
+                chan,
+                lvl,
+                op,
+                task,
+                kw,
+                self._time(t),
+                pid,
+                tid,
+                act,
+                related,
+                schema,
+                traits,
+                data[body:stop],
+                ptr,
+            ),
         )
 
     def _classic(self, data: bytes, pos: int, size: int, head: int, at: int) -> Record:
@@ -400,11 +424,16 @@ class EtlReader:
 
 
 def _check(size: int, head: int, pos: int, end: int, at: int) -> None:
-    """Raise the error of a record whose size does not fit (callers test first: hot loop)."""
+    """Raise the error of a record whose size does not fit."""
+    if size < head or pos + size > end:
+        raise _misfit(size, head, at)
+
+
+def _misfit(size: int, head: int, at: int) -> TraceError:
+    """The error of a record whose size is below its header's or past its buffer."""
     if size < head:
-        raise TraceError(at, f"record size {size} is smaller than its {head}-byte header")
-    if pos + size > end:
-        raise TraceError(at, f"a {size}-byte record runs past the end of its buffer")
+        return TraceError(at, f"record size {size} is smaller than its {head}-byte header")
+    return TraceError(at, f"a {size}-byte record runs past the end of its buffer")
 
 
 def guid_text(raw: bytes) -> str:

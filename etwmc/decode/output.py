@@ -6,69 +6,20 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .jsonline import encode as _encode
+from .jsonline import event_json
 from .trace import ProviderCount
 
 FORMATS = ("jsonl", "json", "text")
-
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
-
-# The keys every event has, in order; "fields" and "error" may follow.
-HEAD = (
-    "provider", "provider_name", "name", "id", "version", "level", "opcode", "task",
-    "keyword", "timestamp", "pid", "tid", "activity_id", "related_activity_id", "kind",
-    "decoded", "message",
-)  # fmt: skip
-_TAIL = ("fields", "error")
-_names: dict[str | None, str] = {None: "null"}
-
-
-def _name(s: str | None) -> str:
-    """A provider or event name as JSON (they repeat: kept encoded, a bounded number)."""
-    found = _names.get(s)
-    if found is None:
-        found = _encode(s)
-        if len(_names) < 65536:
-            _names[s] = found
-    return found
-
-
-def _plain(s: str | None) -> str:
-    """A GUID or timestamp as JSON: they hold no character JSON escapes."""
-    return "null" if s is None else f'"{s}"'
-
-
-def _int(v: int | None) -> str:
-    return "null" if v is None else str(v)
-
-
-def event_json(ev: Mapping[str, Any]) -> str:
-    """One event as one line of JSON (no trailing newline).
-
-    Equal to ``json.dumps(ev, ensure_ascii=False, separators=(",", ":"))``; the keys
-    every event has are written with string formatting, which is about three times
-    faster than the generic encoder, and the rest with the encoder."""
-    if len(ev) > len(HEAD) + len(_TAIL) or type(ev["id"]) is not int:
-        return _encode(ev)
-    message = ev["message"]
-    line = (
-        f'{{"provider":{_plain(ev["provider"])},"provider_name":{_name(ev["provider_name"])},'
-        f'"name":{_name(ev["name"])},"id":{ev["id"]},"version":{ev["version"]},'
-        f'"level":{ev["level"]},"opcode":{ev["opcode"]},"task":{ev["task"]},'
-        f'"keyword":{ev["keyword"]},"timestamp":{_plain(ev["timestamp"])},'
-        f'"pid":{_int(ev["pid"])},"tid":{_int(ev["tid"])},'
-        f'"activity_id":{_plain(ev["activity_id"])},'
-        f'"related_activity_id":{_plain(ev["related_activity_id"])},'
-        f'"kind":"{ev["kind"]}","decoded":{"true" if ev["decoded"] else "false"},'
-        f'"message":{"null" if message is None else _encode(message)}'
-    )
-    n = len(HEAD)
-    for key in _TAIL:
-        if key in ev:
-            line += f',"{key}":{_encode(ev[key])}'
-            n += 1
-    if n != len(ev):  # keys this writer does not know: the generic encoder decides
-        return _encode(ev)
-    return line + "}"
+__all__ = [
+    "FORMATS",
+    "event_json",
+    "event_text",
+    "render",
+    "render_json",
+    "summary_json",
+    "summary_text",
+]
 
 
 def event_text(ev: Mapping[str, Any]) -> str:
@@ -88,16 +39,24 @@ def event_text(ev: Mapping[str, Any]) -> str:
 
 def render(events: Iterable[Mapping[str, Any]], fmt: str) -> Iterator[str]:
     """The output as pieces of text, streamed."""
+    if fmt == "text":
+        for ev in events:
+            yield event_text(ev) + "\n"
+    else:
+        yield from render_json(map(event_json, events), fmt)
+
+
+def render_json(lines: Iterable[str], fmt: str) -> Iterator[str]:
+    """Events already written as JSON lines, as JSON Lines ("jsonl") or one array."""
     if fmt == "json":
         first = True
-        for ev in events:
-            yield ("[\n" if first else ",\n") + event_json(ev)
+        for line in lines:
+            yield ("[\n" if first else ",\n") + line
             first = False
         yield "[]\n" if first else "\n]\n"
         return
-    line = event_text if fmt == "text" else event_json
-    for ev in events:
-        yield line(ev) + "\n"
+    for line in lines:
+        yield line + "\n"
 
 
 def _ordered(counts: Mapping[str, ProviderCount]) -> list[tuple[str, ProviderCount]]:

@@ -26,6 +26,7 @@ a line break, ``%t`` a tab, ``%r`` CR, ``%b`` a space, ``%0`` ends the message, 
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 import ipaddress
 import json
@@ -34,17 +35,35 @@ import struct
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .. import winmeta as wm
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
-from ..msgformat import Stop, table_text, tokens
+from ..msgformat import table_text
 from ..winmeta import InTypeCode
-
-if TYPE_CHECKING:
-    pass
+from .message import format_message
+from .plan import HEX_OUTS as _HEX_OUTS
+from .plan import INT_FORMATS as _INT_FORMATS
+from .plan import Integers, Run, Step, String, json_plan, make_plan
+from .plan import plain as _plain
 
 MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
+MAX_PREPARED = 65536  # events whose label and message text are kept; more are made again
+# inType codes as plain names: a member read from the enum class in the per-value path
+# would cost more than the comparisons it names.
+_UNICODE, _ANSI = InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING
+_COUNTED_UNICODE, _COUNTED_ANSI = InTypeCode.COUNTED_UNICODE_STRING, InTypeCode.COUNTED_ANSI_STRING
+_UINT8, _UINT16, _UINT32 = InTypeCode.UINT8, InTypeCode.UINT16, InTypeCode.UINT32
+_FLOAT, _BOOLEAN, _GUID = InTypeCode.FLOAT, InTypeCode.BOOLEAN, InTypeCode.GUID
+_POINTER, _FILETIME, _SYSTEMTIME = InTypeCode.POINTER, InTypeCode.FILETIME, InTypeCode.SYSTEMTIME
+_SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
+_CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
+_REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
+_BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
+_HEX_INTEGERS = frozenset({InTypeCode.HEX_INT32, InTypeCode.HEX_INT64})
+
+_utf16 = codecs.utf_16_le_decode  # what bytes.decode("utf-16-le") calls, without the lookup
+# A string as JSON, as json.dumps(..., ensure_ascii=False) writes it
+_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 class DecodeError(ValueError):
@@ -91,7 +110,9 @@ class Decoder:
     def __init__(self, manifest: Manifest) -> None:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
-        self._plans: dict[int, tuple[Sequence[Field | Struct], list[Field | Struct | _Run]]] = {}
+        self._plans: dict[int, tuple[Sequence[Field | Struct], list[Step]]] = {}
+        self._json_plans: dict[int, tuple[Sequence[Step], list[tuple[Step, str]] | None]] = {}
+        self._prepared: dict[int, tuple[Event, str, str | None]] = {}
         for p in manifest.providers:
             for e in p.events:
                 self._events.setdefault((p.guid, e.value, e.version), (p, e))
@@ -149,15 +170,43 @@ class Decoder:
         values: dict[str, Any] = {}
         inserts: list[str] = []
         used = 0
+        _, label, text = self._prepare(e)
         if e.template is not None:
-            label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
-            text = self.text(e.message)
             r = PayloadReader(user_data, label, pointer_size, self, inserts=text is not None)
             values, inserts = r.scope(e.template.items, p)
             used = r.pos
-        else:
-            text = self.text(e.message)
         return values, format_message(text, inserts) if text is not None else None, used
+
+    def _prepare(self, e: Event) -> tuple[Event, str, str | None]:
+        """The event, the label its errors start with, and its message text (kept)."""
+        found = self._prepared.get(id(e))
+        if found is None or found[0] is not e:
+            label = f"event {e.value} v{e.version}" + (f" ({e.name})" if e.name else "")
+            found = (e, label, self.text(e.message))
+            if len(self._prepared) < MAX_PREPARED:
+                self._prepared[id(e)] = found
+        return found
+
+    def payload_json(
+        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
+    ) -> tuple[str, int] | None:
+        """An event's fields as JSON text (what ``json.dumps`` writes for the fields
+        :meth:`payload` returns) and how many bytes they used, when the event has no
+        message and its template a JSON plan (see :func:`~etwmc.decode.plan.json_plan`);
+        None otherwise, and when the payload does not fit: :meth:`payload` says why."""
+        _, label, text = self._prepare(e)
+        if e.template is None or text is not None:
+            return None
+        steps = self.plan(e.template.items)
+        plan = self._json_plans.get(id(steps))
+        if plan is None or plan[0] is not steps:
+            plan = (steps, json_plan(steps))
+            self._json_plans[id(steps)] = plan
+        if plan[1] is None:
+            return None
+        r = PayloadReader(user_data, label, pointer_size, self, inserts=False)
+        fields = r.scope_json(plan[1])
+        return None if fields is None else (fields, r.pos)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int
@@ -165,13 +214,12 @@ class Decoder:
         """The provider and event with these numbers, if the manifest has them."""
         return self._events.get((provider_id, event_id, version))
 
-    def plan(self, items: Sequence[Field | Struct]) -> Sequence[Field | Struct | _Run]:
-        """``items`` with each run of plain integers (no map, no special outType) merged
-        into one ``struct`` read: the common case, read in one call instead of one per
-        field.  Cached per template (model nodes live as long as the decoder)."""
+    def plan(self, items: Sequence[Field | Struct]) -> Sequence[Step]:
+        """The steps that read ``items`` (see :mod:`etwmc.decode.plan`).  Cached per
+        template (model nodes live as long as the decoder)."""
         found = self._plans.get(id(items))
         if found is None or found[0] is not items:
-            found = (items, _plan(items))
+            found = (items, make_plan(items))
             self._plans[id(items)] = found
         return found[1]
 
@@ -225,24 +273,68 @@ class PayloadReader:
         raw: dict[str, int] = {}  # integer values, for count/length references
         inserts: list[str] = []
         steps = self.dec.plan(items) if self.dec is not None else items
+        data = self.data
         for step in steps:
-            if type(step) is _Run:
+            if type(step) is Run:
                 end = self.pos + step.size
-                if end <= len(self.data):
-                    numbers = step.format.unpack_from(self.data, self.pos)
+                if end <= len(data):
+                    numbers = step.format.unpack_from(data, self.pos)
                     self.pos = end
-                    for name, v in zip(step.names, numbers, strict=True):
-                        values[name] = raw[name] = v
+                    # the names and numbers are as many, by the plan's making
+                    values.update(zip(step.names, numbers, strict=False))
+                    if step.referenced:
+                        raw.update(zip(step.names, numbers, strict=False))
                     if self.want_inserts:
                         inserts.extend(map(str, numbers))
                     else:
-                        inserts.extend([""] * len(numbers))
+                        inserts.extend(step.blanks)
                     continue
                 for f in step.fields:  # cut short: field by field, for the error
                     self.item(f, values, raw, inserts, p)
+            elif type(step) is String:
+                s = self.utf16(step.name, None)
+                values[step.name] = s
+                inserts.append(s)
+            elif type(step) is Integers:  # what item() does for them, without its tests
+                n = self.extent(step.count, raw, step.name, "count")
+                numbers = struct.unpack(f"<{n}{step.code}", self.take(n * step.size, step.name))  # type: ignore[operator]
+                values[step.name] = list(numbers)
+                inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
             else:
                 self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
+
+    def scope_json(self, plan: Sequence[tuple[Step, str]]) -> str | None:
+        """What :meth:`scope` reads with this JSON plan, as JSON text; None at the first
+        thing that does not fit (then :meth:`scope` raises the error)."""
+        parts: list[str] = []
+        raw: dict[str, int] = {}
+        data = self.data
+        for step, text in plan:
+            if type(step) is Run:
+                end = self.pos + step.size
+                if end > len(data):
+                    return None
+                numbers = step.format.unpack_from(data, self.pos)
+                self.pos = end
+                if step.referenced:
+                    raw.update(zip(step.names, numbers, strict=False))
+                parts.append(text.format(*numbers))
+            elif type(step) is String:
+                start = self.pos
+                end = _utf16_end(data, start)
+                if end < 0:
+                    return None
+                self.pos = end + 2
+                parts.append(text + _json_text(_utf16(data[start:end], "replace", True)[0]))
+            elif type(step) is Integers:
+                n = raw.get(step.count) if isinstance(step.count, str) else step.count
+                if n is None or not 0 <= n <= MAX_ARRAY or self.pos + n * step.size > len(data):
+                    return None
+                numbers = struct.unpack_from(f"<{n}{step.code}", data, self.pos)
+                self.pos += n * step.size
+                parts.append(f"{text}[{','.join(map(str, numbers))}]")
+        return "{" + ",".join(parts) + "}"
 
     def item(
         self,
@@ -353,7 +445,7 @@ class PayloadReader:
             return s, s, None
         if it == _COUNTED_UNICODE:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
-            s = self.take(nbytes, name).decode("utf-16-le", errors="replace")
+            s = _utf16(self.take(nbytes, name), "replace", True)[0]
             return s, s, None
         if it == _COUNTED_ANSI:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
@@ -409,17 +501,12 @@ class PayloadReader:
 
     def utf16(self, name: str, length: int | None) -> str:
         if length is not None:
-            raw = self.take(2 * length, name).decode("utf-16-le", errors="replace")
+            raw = _utf16(self.take(2 * length, name), "replace", True)[0]
             return raw.split("\0", 1)[0]
-        end = self.pos
-        while True:  # the first NUL code unit: a 00 00 pair at an even distance
-            end = self.data.find(b"\0\0", end)
-            if end < 0:
-                raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-            if not (end - self.pos) & 1:
-                break
-            end += 1
-        s = self.data[self.pos : end].decode("utf-16-le", errors="replace")
+        end = _utf16_end(self.data, self.pos)
+        if end < 0:
+            raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
+        s = _utf16(self.data[self.pos : end], "replace", True)[0]
         self.pos = end + 2
         return s
 
@@ -472,83 +559,13 @@ class PayloadReader:
         return "S-1-" + "-".join(str(x) for x in (auth, *subs))
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """Consecutive plain integer fields, read with one ``struct`` format."""
-
-    fields: tuple[Field, ...]
-    names: tuple[str, ...]
-    format: struct.Struct
-    size: int
-
-
-_SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
-
-# inType codes as plain names: a member read from the enum class in the per-value path
-# would cost more than the comparisons it names.
-_UNICODE, _ANSI = InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING
-_COUNTED_UNICODE, _COUNTED_ANSI = InTypeCode.COUNTED_UNICODE_STRING, InTypeCode.COUNTED_ANSI_STRING
-_UINT8, _UINT16, _UINT32 = InTypeCode.UINT8, InTypeCode.UINT16, InTypeCode.UINT32
-_FLOAT, _BOOLEAN, _GUID = InTypeCode.FLOAT, InTypeCode.BOOLEAN, InTypeCode.GUID
-_POINTER, _FILETIME, _SYSTEMTIME = InTypeCode.POINTER, InTypeCode.FILETIME, InTypeCode.SYSTEMTIME
-_SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
-_CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
-_REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
-_BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
-_HEX_INTEGERS = frozenset({InTypeCode.HEX_INT32, InTypeCode.HEX_INT64})
-
-
-def _plain(item: Field | Struct, *, counted: bool = False) -> bool:
-    """An integer field whose value is the number itself (``counted``: an array is too)."""
-    if not isinstance(item, Field) or item.in_type is None:
-        return False
-    if (item.count is not None and not counted) or item.length is not None or item.map:
-        return False
-    out = item.out_type.qname if item.out_type else item.in_type.default_out
-    return (
-        InTypeCode.INT8 <= item.in_type.code <= InTypeCode.UINT64
-        and out not in _HEX_OUTS
-        and out not in _SPECIAL_OUTS
-    )
-
-
-def _plan(items: Sequence[Field | Struct]) -> list[Field | Struct | _Run]:
-    steps: list[Field | Struct | _Run] = []
-    run: list[Field] = []
-
-    def close() -> None:
-        if len(run) > 1:
-            fmt = struct.Struct("<" + "".join(_INT_FORMATS[f.in_type.code][1][1] for f in run))  # type: ignore[union-attr]
-            steps.append(_Run(tuple(run), tuple(f.name for f in run), fmt, fmt.size))
-        else:
-            steps.extend(run)
-        run.clear()
-
-    for item in items:
-        if _plain(item):
-            run.append(item)  # type: ignore[arg-type]
-        else:
-            close()
-            steps.append(item)
-    close()
-    return steps
-
-
-_INT_FORMATS: dict[int, tuple[int, str]] = {
-    c: (struct.calcsize("<" + wm.SCALAR_FORMATS[c]), "<" + wm.SCALAR_FORMATS[c])
-    for c in sorted(wm.INTEGER_CODES)
-}
-_HEX_OUTS = {
-    "win:HexInt8": 2,
-    "win:HexInt16": 4,
-    "win:HexInt32": 8,
-    "win:HexInt64": 16,
-    "win:Win32Error": 8,
-    "win:NTSTATUS": 8,
-    "win:HResult": 8,
-    "win:ErrorCode": 8,
-    "win:CodePointer": 0,
-}
+def _utf16_end(data: bytes, start: int) -> int:
+    """Where the UTF-16 string at ``start`` ends: its first NUL code unit, a 00 00 pair
+    at an even distance (-1 when none)."""
+    end = data.find(b"\0\0", start)
+    while end >= 0 and (end - start) & 1:
+        end = data.find(b"\0\0", end + 1)
+    return end
 
 
 def _format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
@@ -589,35 +606,3 @@ def socket_address(b: bytes) -> str | None:
         addr = str(ipaddress.IPv6Address(b[8:24])) + (f"%{scope}" if scope else "")
         return f"[{addr}]:{int.from_bytes(b[2:4], 'big')}"
     return None
-
-
-# --------------------------------------------------------------------------- messages
-
-
-def format_message(text: str, inserts: Sequence[str]) -> str:
-    """Format a message like FormatMessage with string inserts (``%1`` is ``inserts[0]``)."""
-    out: list[str] = []
-    for t in tokens(text):
-        if isinstance(t, str):
-            out.append(t)
-        elif isinstance(t, Stop):
-            break
-        elif t.number > len(inserts):
-            out.append(f"%{t.number}")  # nothing to insert: shown as written
-        else:
-            value = inserts[t.number - 1]
-            out.append(_printf(value, t.format) if t.format and t.closed else value)
-    return "".join(out)
-
-
-def _printf(value: str, fmt: str) -> str:
-    """Apply a ``!fmt!`` printf conversion to an insert when it fits the value."""
-    try:
-        if fmt and fmt[-1] in "diuxXo":
-            n = int(value, 0)
-            return ("%" + fmt.replace("I64", "").replace("l", "").replace("u", "d")) % n
-        if fmt and fmt[-1] in "sS":
-            return ("%" + fmt[:-1] + "s") % value
-    except (ValueError, TypeError):
-        pass
-    return value

@@ -1,0 +1,184 @@
+"""TraceDecoder.json_lines (what `etwmc decode` writes) says what events() + event_json
+say, line for line, with the same counts: on every real trace, and on records built by
+hand where provider names change in the middle of a trace."""
+
+from __future__ import annotations
+
+import json
+import struct
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from etl_helpers import trace
+from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
+
+from etwmc.decode.etl import Record, open_trace
+from etwmc.decode.metadata import load_manifest
+from etwmc.decode.output import event_json, summary_json
+from etwmc.decode.trace import TraceDecoder
+from etwmc.model import Manifest
+
+MANIFESTS = (
+    "Win10-17134_Microsoft-Windows-DotNETRuntime.xml",
+    "Win10-17134_Microsoft-Windows-DotNETRuntimeRundown.xml",
+    "Win10-17134_Microsoft-Windows-PowerShell.xml",
+)
+TRACES = [
+    "airbus_AMSITrace.etl",
+    "airbus_lxcore_kernel.etl",
+    "krabsetw_powershell.etl",
+    "perfview_SelfDescribingSingleEvent.etl",
+    "perfview_gcevents_PerfViewData.etl",
+    "perfview_gcrundownevents_PerfViewData.clrRundown.etl",
+    "perfview_primitive-types.etl",
+    "syzygy_process_data_64_v3.etl",
+    "perfview_net.4.5.2.x86.etl",
+]
+
+
+def both(
+    records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any
+) -> tuple[list[str], list[str], TraceDecoder, TraceDecoder]:
+    """The lines of json_lines and of events() + event_json, and the two decoders."""
+    a = TraceDecoder(manifests, **kw)
+    b = TraceDecoder(manifests, **kw)
+    return list(a.json_lines(records)), [event_json(e) for e in b.events(records)], a, b
+
+
+def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any) -> None:
+    fast, plain, a, b = both(records, manifests, **kw)
+    assert len(fast) == len(plain)
+    for x, y in zip(fast, plain, strict=True):
+        assert x == y
+    assert summary_json(a.counts) == summary_json(b.counts)
+    assert (a.misfits, a.diagnostics) == (b.misfits, b.diagnostics)
+
+
+@pytest.mark.parametrize("name", TRACES)
+def test_real_traces_with_and_without_manifests(name: str) -> None:
+    f, reader = open_trace(trace(name))
+    with f:
+        records = list(reader)
+    models = [load_manifest(str(trace(m)))[0] for m in MANIFESTS]
+    assert_same(records)
+    assert_same(records, [m for m in models if m is not None])
+
+
+def test_real_trace_filtered_by_provider() -> None:
+    f, reader = open_trace(trace("perfview_net.4.5.2.x86.etl"))
+    with f:
+        records = list(reader)
+    kernel_image = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"
+    wanted = ["PerfView", kernel_image, "System.Threading.Tasks.TplEventSource"]
+    fast, _, a, _ = both(records, providers=wanted)
+    assert_same(records, providers=wanted)
+    kinds = {json.loads(line)["kind"] for line in fast}
+    assert kinds == {"classic", "eventsource"}
+
+
+def classic(provider: bytes, opcode: int, **kw: Any) -> Record:
+    fields: dict[str, Any] = dict(classic=True, provider=provider, level=0, pid=7, tid=8)
+    fields.update(kw)
+    return record(0, opcode, b"\x01\x02", **fields)
+
+
+def test_descriptors_past_the_kept_ones_write_the_same_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import etwmc.decode.trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_DESCRIPTORS", 1)
+    f, reader = open_trace(trace("krabsetw_powershell.etl"))
+    with f:
+        records = list(reader)
+    model = load_manifest(str(trace("Win10-17134_Microsoft-Windows-PowerShell.xml")))[0]
+    assert model is not None
+    assert_same(records, [model])
+    assert_same(records, [model], providers=["Microsoft-Windows-PowerShell"])
+    a = TraceDecoder([model])
+    list(a.json_lines(records))
+    assert len(a._classic) == len(a._described) == 1
+
+
+def test_records_take_the_name_and_metadata_their_provider_gets_later() -> None:
+    """An EventSource's manifest names its provider and describes its events in the
+    middle of the trace: the records of that GUID after it carry the name and decode,
+    those before do not."""
+    half = len(MANIFEST) // 2
+    payload = struct.pack("<i", 5) + "x\0".encode("utf-16-le")
+    act = bytes(range(16))
+    records = [
+        classic(GUID.bytes_le, 1),
+        classic(GUID.bytes_le, 1, time=None, pid=None, tid=None),
+        record(1, 1, payload),  # no metadata yet
+        record(0xFFFE, 254, envelope(2, 0, MANIFEST[:half])),
+        classic(GUID.bytes_le, 1),
+        record(1, 1, payload, activity=act),
+        record(0xFFFE, 254, envelope(2, 1, MANIFEST[half:])),
+        classic(GUID.bytes_le, 1),
+        classic(GUID.bytes_le, 2, time=-5),
+        record(1, 1, payload, activity=act, related=act),  # decoded
+        record(1, 1, payload + b"\0"),  # a byte too many
+        record(1, 1, payload[:3]),  # cut short
+        record(2, 0, b""),  # not in the manifest
+    ]
+    fast, _, a, _ = both(records)
+    events = [json.loads(line) for line in fast]
+    names = [e["provider_name"] for e in events]
+    assert names == [None] * 6 + ["My-Source"] * 7
+    assert [e["decoded"] for e in events[9:]] == [True, False, False, False]
+    assert (
+        events[9]["fields"] == {"Count": 5, "Text": "x"} and events[9]["message"] == "work 5 on x"
+    )
+    assert (
+        events[9]["related_activity_id"] == events[5]["activity_id"] == str(uuid.UUID(bytes_le=act))
+    )
+    assert "1 bytes left" in events[10]["error"] and "'Count'" in events[11]["error"]
+    assert "error" not in events[12] and a.misfits == 2
+    assert events[1]["timestamp"] is None and events[8]["timestamp"] is None
+    assert_same(records)
+    assert_same(records, providers=["my-source"])  # filtered by a name it gets later
+
+
+def test_classic_records_named_by_tracelogging_traits() -> None:
+    traits = struct.pack("<H", 9) + b"TlName\0"
+    meta = schema("Ev")
+    records = [
+        classic(GUID.bytes_le, 3),
+        record(1, 0, b"", schema=meta, traits=traits),
+        classic(GUID.bytes_le, 3),
+        classic(GUID.bytes_le, 3, activity=b"\x01" * 16, related=bytes(16)),
+    ]
+    fast, _, _, _ = both(records)
+    assert [json.loads(line)["provider_name"] for line in fast] == [
+        None,
+        "TlName",
+        "TlName",
+        "TlName",
+    ]
+    assert json.loads(fast[3])["activity_id"] == "01010101-0101-0101-0101-010101010101"
+    assert_same(records)
+    assert_same(records, providers=["tlname"])
+
+
+def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import etwmc.decode.trace as trace_module
+
+    monkeypatch.setattr(trace_module, "MAX_PROVIDERS", 2)
+    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)
+    other = bytes(range(16))
+    records = [
+        record(5, 0, b""),  # no metadata: its provider's first reason
+        classic(GUID.bytes_le, 1),  # a second reason for the same provider
+        classic(other, 1),
+        classic(bytes(range(1, 17)), 1),  # a third provider: counted with the others
+        classic(b"", 4),  # no provider at all
+        classic(other, 1),
+        classic(GUID.bytes_le, 1),
+    ]
+    assert_same(records)
+    a = TraceDecoder()
+    list(a.json_lines(records))
+    assert a.counts[str(GUID)].reasons["other reasons"] == 2
