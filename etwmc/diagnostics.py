@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
+from .records import record
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(kw_only=False, order=True)
 class Span:
     """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
 
@@ -49,7 +49,7 @@ class Span:
 NOWHERE = Span("<unknown>")
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Diagnostic:
     code: str
     severity: Severity
@@ -57,11 +57,22 @@ class Diagnostic:
     message: str
     hint: str | None = None
     # The attribute the problem is about, when known: lets the reporter point the
-    # column at the attribute rather than at the element.
-    attr: str | None = field(default=None, compare=False)
+    # column at the attribute rather than at the element.  Not part of equality.
+    attr: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.span.file, self.span.line, self.span.col, self.code, self.message)
+
+    def _compared(self) -> tuple[str, Severity, Span, str, str | None]:
+        return (self.code, self.severity, self.span, self.message, self.hint)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Diagnostic):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
 
 def diag(

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from .records import record
 
 _TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
@@ -46,14 +47,14 @@ def exact_source(stored: str) -> bool:
     return _LONE_LF.search(stored) is None
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Insert:
     number: int
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Stop:
     """``%0``: the message ends here."""
 

@@ -7,9 +7,10 @@ their allowed pairings and defaults.  Everything else imports from here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
+
+from .records import record
 
 EVENTS_NS: Final = "http://schemas.microsoft.com/win/2004/08/events"
 WIN_NS: Final = "http://manifests.microsoft.com/win/2004/08/windows/events"
@@ -28,7 +29,7 @@ MAX_TEMPLATE_PROPERTIES: Final = 99
 MAX_AUTO_ID_PROVIDERS: Final = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class WinItem:
     """A predefined level, opcode, task or keyword.  ``value`` is the mask for keywords."""
 
@@ -96,7 +97,7 @@ KEYWORDS: Final = _items(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class WinChannel:
     name: str
     value: int
@@ -133,13 +134,13 @@ CHANNEL_TYPES: Final = ("Admin", "Operational", "Analytic", "Debug")
 # --------------------------------------------------------------------------- types
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class OutType:
     code: int
     qname: str  # "xs:string", "win:HexInt32", ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class InType:
     code: int
     qname: str  # "win:UnicodeString", ...

@@ -17,7 +17,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 
 from lxml import etree
 
@@ -44,6 +43,7 @@ from ..codes import (
 )
 from ..diagnostics import Diagnostic, Span, diag
 from ..parse import Document
+from ..records import record
 from ..winmeta import EVENTS_NS
 from .index import UNBOUNDED, SchemaIndex
 
@@ -80,7 +80,7 @@ UNKNOWN_ATTRS_SHOWN = 10  # per element; the rest are summed up in one diagnosti
 _HEX_DIGITS = {"HexInt8Type": 2, "HexInt16Type": 4, "HexInt32Type": 8, "HexInt64Type": 16}
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Target:
     """One validated tree: its root (an element with a global declaration in the
     schema), and how to get from a node of the validated tree to the document's node
