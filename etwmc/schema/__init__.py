@@ -22,7 +22,6 @@ from __future__ import annotations
 import copy
 import functools
 import threading
-from importlib import resources
 from pathlib import Path
 
 from lxml import etree
@@ -41,8 +40,12 @@ SCHEMA_FILE = "etwmc.xsd"
 
 @functools.cache
 def schema_path() -> Path:
-    """The schema file inside the installed package."""
-    return Path(str(resources.files(__package__).joinpath(SCHEMA_FILE)))
+    """The schema file inside the installed package.
+
+    Found beside this module rather than through :mod:`importlib.resources`, whose
+    import (with zipfile, tempfile and theirs) adds about 10 ms to every start: libxml2
+    reads the schema by file name, so the package is on a file system either way."""
+    return Path(__file__).with_name(SCHEMA_FILE)
 
 
 _per_thread = threading.local()
@@ -69,12 +72,16 @@ def schema_diagnostics(doc: Document) -> list[Diagnostic]:
     """Validate ``doc`` against etwmc.xsd; every problem becomes a diagnostic with the
     file, line and (where it can be found) column of the element or attribute."""
     schema = load_schema()
-    explainer = Explainer(doc, schema_index())
+    # The index is read from the XSD only when a problem must be explained: a valid
+    # document never needs it.
+    explainer: Explainer | None = None
     for target in _targets(doc):
         if not schema.validate(target.root):
+            if explainer is None:
+                explainer = Explainer(doc, schema_index())
             explainer.add(target, list(schema.error_log))
-    out = explainer.finish()
-    out.extend(structure_rules(doc, schema_index()))
+    out = explainer.finish() if explainer is not None else []
+    out.extend(structure_rules(doc, schema_index))
     return out
 
 

@@ -15,6 +15,7 @@ that mc rejects or silently ignores.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -36,7 +37,9 @@ _NS = f"{{{EVENTS_NS}}}"
 _FOREIGN = etree.XPath("descendant-or-self::*[namespace-uri() != $ns and namespace-uri(..) = $ns]")
 
 
-def structure_rules(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+def structure_rules(doc: Document, index: Callable[[], SchemaIndex]) -> list[Diagnostic]:
+    """The rules above; ``index`` gives the schema's index, which only an element in
+    another namespace needs (so a document without one never has it read)."""
     out: list[Diagnostic] = []
     for events in doc.events:
         for provider in events.iterchildren(f"{_NS}provider"):
@@ -88,7 +91,7 @@ def _task_grouped(doc: Document, provider: etree._Element) -> list[Diagnostic]:
     ]
 
 
-def _foreign(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+def _foreign(doc: Document, index: Callable[[], SchemaIndex]) -> list[Diagnostic]:
     out = []
     roots = [doc.root] if not doc.wrapped else list(doc.events)
     for root in roots:
@@ -97,7 +100,7 @@ def _foreign(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
             while node is not None and node is not root:
                 chain.append(local(node.tag))
                 node = node.getparent()
-            decl = index.type_of_path([local(root.tag), *reversed(chain)])
+            decl = index().type_of_path([local(root.tag), *reversed(chain)])
             # Only where the schema let it through as an extension; elsewhere the XSD
             # has already reported it.
             if decl is None or not decl.other_elements or local(elem.tag) not in decl.children:
