@@ -35,8 +35,10 @@ def event_messages(m: Manifest) -> Iterator[Diagnostic]:
 
 
 def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
-    where = f"the message '{sid}' of {event_label(e)} (culture {culture})"
     found = inserts(text)
+    if not found:
+        return
+    where = f"the message '{sid}' of {event_label(e)} (culture {culture})"
     for ins in found:
         if not ins.closed:
             yield diag(
