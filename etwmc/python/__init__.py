@@ -12,7 +12,7 @@ from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
 from . import template
-from .context import build_context, module_name
+from .context import build_context, context_diagnostics, module_name
 
 __all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
 
@@ -31,4 +31,4 @@ def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, lis
 
 def check(manifest: Manifest) -> list[Diagnostic]:
     """What :func:`generate` reports for ``manifest``, without rendering the module."""
-    return build_context(manifest, version="", source="")[1]
+    return context_diagnostics(manifest)
