@@ -20,9 +20,11 @@ in the class body (``__eq__``, say) is kept.  Records take no base class other t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from operator import attrgetter
+from types import CodeType, FunctionType
 from typing import Any, Generic, TypeVar, dataclass_transform, overload
 
 __all__ = ["record", "record_fields"]
@@ -127,14 +129,36 @@ def _key(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
     return getter
 
 
-def _init(names: tuple[str, ...], defaults: dict[str, object], kw_only: bool) -> object:
-    """``__init__`` for the fields, compiled from a source that sets each in order."""
+_GLOBALS: dict[str, Any] = {"_set": object.__setattr__}
+
+
+@functools.cache
+def _init_code(count: int, kw_only: bool) -> CodeType:
+    """The code of an ``__init__`` that sets ``count`` fields, named ``_0`` ... here:
+    compiled once per shape, then given each record's own names (:func:`_init`)."""
+    names = [f"_{i}" for i in range(count)]
     star = "*, " if kw_only and names else ""
     body = "".join(f"    _set(self, {name!r}, {name})\n" for name in names) or "    pass\n"
-    source = f"def __init__(self, {star}{', '.join(names)}):\n{body}"
-    space: dict[str, Any] = {"_set": object.__setattr__}
-    exec(source, space)  # the source is made of the field names, which are identifiers
-    init = space["__init__"]
+    space: dict[str, Any] = {}
+    exec(f"def __init__(self, {star}{', '.join(names)}):\n{body}", _GLOBALS, space)
+    code: CodeType = space["__init__"].__code__
+    return code
+
+
+def _init(
+    cls_name: str, names: tuple[str, ...], defaults: dict[str, object], kw_only: bool
+) -> FunctionType:
+    """``__init__`` for the fields: the shape's code with the field names in place of
+    the placeholders, as parameter names and as the attribute names it sets."""
+    shape = _init_code(len(names), kw_only)
+    rename = {f"_{i}": name for i, name in enumerate(names)}
+    code = shape.replace(
+        co_varnames=("self", *names),
+        co_consts=tuple(rename.get(c, c) if isinstance(c, str) else c for c in shape.co_consts),
+        co_qualname=f"{cls_name}.__init__",
+    )
+    init = FunctionType(code, _GLOBALS, "__init__")
+    init.__qualname__ = code.co_qualname
     if kw_only:
         init.__kwdefaults__ = dict(defaults) or None
     else:
@@ -164,7 +188,7 @@ def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
     body[_FIELDS] = fields
     body[_KEY] = staticmethod(_key(fields))
     body["__match_args__"] = () if kw_only else fields
-    body.setdefault("__init__", _init(fields, defaults, kw_only))
+    body.setdefault("__init__", _init(cls.__qualname__, fields, defaults, kw_only))
     for name, method in (_SHARED | _ORDER if order else _SHARED).items():
         body.setdefault(name, method)
     built: type[_T] = type(cls.__name__, cls.__bases__, body)

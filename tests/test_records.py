@@ -147,3 +147,23 @@ def test_defaults_must_come_last_when_positional() -> None:
         class Bad:
             x: int = 0
             y: int  # type: ignore[misc]
+
+
+def test_field_names_are_the_records_own_whatever_they_are() -> None:
+    # Records of one shape share compiled code: each must set its own names.
+    @record
+    class Swapped:
+        _1: int
+        _0: int = 7
+
+    @record
+    class Same:
+        b: int
+        a: int = 7
+
+    s = Swapped(_1=5)
+    assert (s._1, s._0) == (5, 7)
+    assert (Same(b=5).b, Same(b=5).a) == (5, 7)
+    with pytest.raises(TypeError, match="'_1'"):
+        Swapped()  # type: ignore[call-arg]
+    assert Swapped.__init__.__qualname__.endswith("Swapped.__init__")
