@@ -19,7 +19,6 @@ schema cannot express or deliberately relaxes (see there).
 
 from __future__ import annotations
 
-import copy
 import functools
 import threading
 from pathlib import Path
@@ -28,10 +27,9 @@ from lxml import etree
 
 from ..diagnostics import Diagnostic
 from ..parse import Document
-from ..winmeta import ASM_NS, EVENTS_NS
-from .explain import Explainer, Target, local, namespace
 from .extra import structure_rules
 from .index import SchemaIndex, read_index
+from .targets import targets
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
 
@@ -72,45 +70,16 @@ def schema_diagnostics(doc: Document) -> list[Diagnostic]:
     """Validate ``doc`` against etwmc.xsd; every problem becomes a diagnostic with the
     file, line and (where it can be found) column of the element or attribute."""
     schema = load_schema()
-    # The index is read from the XSD only when a problem must be explained: a valid
-    # document never needs it.
+    # The explainer and the index it reads from the XSD are loaded only when a problem
+    # must be explained: a valid document never needs them (start-up cost).
     explainer: Explainer | None = None
-    for target in _targets(doc):
+    for target in targets(doc):
         if not schema.validate(target.root):
             if explainer is None:
+                from .explain import Explainer
+
                 explainer = Explainer(doc, schema_index())
             explainer.add(target, list(schema.error_log))
     out = explainer.finish() if explainer is not None else []
     out.extend(structure_rules(doc, schema_index))
     return out
-
-
-def _same(elem: etree._Element) -> etree._Element:
-    return elem
-
-
-def _targets(doc: Document) -> list[Target]:
-    if not doc.wrapped:
-        return [Target(doc.root, _same)]
-    targets = [Target(events, _same) for events in doc.events]
-    loc = doc.localization
-    if loc is not None:
-        if namespace(loc.tag) == EVENTS_NS:
-            targets.append(Target(loc, _same))
-        else:
-            targets.append(_moved_localization(loc))
-    return targets
-
-
-def _moved_localization(loc: etree._Element) -> Target:
-    """A copy of an assembly-namespace <localization> with its assembly-namespace
-    elements moved into the manifest namespace.  deepcopy keeps source lines; the
-    copy has the same shape, so nodes pair up in document order."""
-    moved = copy.deepcopy(loc)
-    pairs: dict[etree._Element, etree._Element] = {}
-    for new, old in zip(moved.iter(), loc.iter(), strict=True):
-        if isinstance(new.tag, str):
-            pairs[new] = old
-            if namespace(new.tag) == ASM_NS:
-                new.tag = f"{{{EVENTS_NS}}}{local(new.tag)}"
-    return Target(moved, lambda elem: pairs.get(elem, loc))

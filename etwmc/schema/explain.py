@@ -15,7 +15,7 @@ diagnostic per problem:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -42,9 +42,9 @@ from ..codes import (
 )
 from ..diagnostics import Diagnostic, Span, diag
 from ..parse import Document
-from ..records import record
 from ..winmeta import EVENTS_NS
 from .index import UNBOUNDED, SchemaIndex
+from .targets import Target, local, namespace
 
 _MESSAGE = re.compile(
     r"^Element '(?P<elem>[^']*)'(?:, attribute '(?P<attr>[^']*)')?: (?P<text>.*)$", re.S
@@ -77,24 +77,6 @@ _VALUE_ERRORS = (
 )
 UNKNOWN_ATTRS_SHOWN = 10  # per element; the rest are summed up in one diagnostic
 _HEX_DIGITS = {"HexInt8Type": 2, "HexInt16Type": 4, "HexInt32Type": 8, "HexInt64Type": 16}
-
-
-@record(kw_only=False)
-class Target:
-    """One validated tree: its root (an element with a global declaration in the
-    schema), and how to get from a node of the validated tree to the document's node
-    (the localization of a component manifest is validated as a renamed copy)."""
-
-    root: etree._Element
-    original: Callable[[etree._Element], etree._Element]
-
-
-def local(tag: object) -> str:
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
-
-
-def namespace(tag: object) -> str:
-    return tag[1:].partition("}")[0] if isinstance(tag, str) and tag.startswith("{") else ""
 
 
 def _elements(parent: etree._Element) -> list[etree._Element]:

@@ -28,8 +28,8 @@ from ..codes import (
 from ..diagnostics import Diagnostic, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
-from .explain import local, namespace
 from .index import SchemaIndex
+from .targets import local, namespace
 
 _STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
 _NS = f"{{{EVENTS_NS}}}"
