@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from typing import NamedTuple
 
 from ..codes import E_TRAITS
 from ..descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
 from ..diagnostics import Diagnostic, diag
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
+from ..records import record
 from ..winmeta import LEVELS, OPCODES
 from . import layout
 from .imports import IMPORT_BLOCK
@@ -36,17 +36,19 @@ from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
 # What the template reads.  Statements that can outgrow a line are laid out here
-# (:mod:`.layout`), so the template only prints them.  NamedTuples: cheaper to define
-# at import than dataclasses, and the template only reads them.
+# (:mod:`.layout`), so the template only prints them.  Records (:mod:`etwmc.records`):
+# frozen, and cheap to define at import.
 
 
-class EnumCtx(NamedTuple):
+@record(kw_only=False)
+class EnumCtx:
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
 
 
-class EventCtx(NamedTuple):
+@record(kw_only=False)
+class EventCtx:
     ident: str
     write: str
     is_enabled: str
@@ -66,7 +68,8 @@ class EventCtx(NamedTuple):
     doc: str  # docstring literal
 
 
-class ProviderCtx(NamedTuple):
+@record(kw_only=False)
+class ProviderCtx:
     ns: str
     runtime: str
     name: str  # literal
@@ -85,12 +88,14 @@ class ProviderCtx(NamedTuple):
     layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
-class SpecCtx(NamedTuple):
+@record(kw_only=False)
+class SpecCtx:
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-class ModuleCtx(NamedTuple):
+@record(kw_only=False)
+class ModuleCtx:
     version: str
     source_assign: str
     imports: str  # the import block

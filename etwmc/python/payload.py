@@ -10,12 +10,11 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
+from ..records import record
 from ..winmeta import SCALAR_FORMATS
 from . import layout
 from .literals import pystr
@@ -28,7 +27,8 @@ _PY_TYPES |= {13: "bool", 14: "bytes", 25: "bytes", 15: "uuid.UUID", 17: "dateti
 _PY_TYPES |= {18: "datetime", 19: "str | bytes"}
 
 
-class ParamCtx(NamedTuple):
+@record(kw_only=False)
+class ParamCtx:
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it
