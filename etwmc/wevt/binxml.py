@@ -29,6 +29,7 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import struct
@@ -42,6 +43,9 @@ ARRAY_FLAG = 0x80
 _SUBST = re.compile(r"%(\d+)")
 
 
+# A template's element and attribute names repeat (Data, Name, EventData ...): each is
+# hashed once.
+@functools.lru_cache(maxsize=1024)
 def name_hash(name: str) -> int:
     """mc's 16-bit hash of an element or attribute name (over UTF-16 code units)."""
     h = 0
