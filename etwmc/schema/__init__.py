@@ -28,7 +28,7 @@ from lxml import etree
 from ..diagnostics import Diagnostic
 from ..parse import Document
 from .extra import structure_rules
-from .index import SchemaIndex, read_index
+from .index import XSD_NS, SchemaIndex, read_index
 from .targets import targets
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
@@ -66,6 +66,15 @@ def schema_index() -> SchemaIndex:
     return read_index(schema_path())
 
 
+@functools.cache
+def declared_names() -> frozenset[str]:
+    """Every element name etwmc.xsd declares, read without building the index (the
+    structure rules ask it first, and most documents need nothing more)."""
+    tree = etree.parse(str(schema_path()))
+    names: list[str] = tree.xpath("//xs:element/@name", namespaces={"xs": XSD_NS})
+    return frozenset(names)
+
+
 def schema_diagnostics(doc: Document) -> list[Diagnostic]:
     """Validate ``doc`` against etwmc.xsd; every problem becomes a diagnostic with the
     file, line and (where it can be found) column of the element or attribute."""
@@ -81,5 +90,5 @@ def schema_diagnostics(doc: Document) -> list[Diagnostic]:
                 explainer = Explainer(doc, schema_index())
             explainer.add(target, list(schema.error_log))
     out = explainer.finish() if explainer is not None else []
-    out.extend(structure_rules(doc, schema_index))
+    out.extend(structure_rules(doc, schema_index, declared_names))
     return out
