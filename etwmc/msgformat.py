@@ -95,7 +95,13 @@ def tokens(text: str) -> Iterator[Token]:
 def inserts(text: str) -> list[Insert]:
     """The ``%n`` inserts of a message, in order: the :class:`Insert` tokens of
     :func:`tokens`, found the same way without making the others."""
-    found: list[Insert] = []
+    return [Insert(n, f, c) for n, f, c in insert_fields(text)]
+
+
+def insert_fields(text: str) -> list[tuple[int, str | None, bool]]:
+    """(number, format, closed) of each insert of :func:`inserts`, without making the
+    objects (the rules read every event message's)."""
+    found: list[tuple[int, str | None, bool]] = []
     if "%" not in text:
         return found
     pos = 0
@@ -107,13 +113,13 @@ def inserts(text: str) -> list[Insert]:
         if number is None:
             continue
         if m.group(2) is None:
-            found.append(Insert(int(number), None))
+            found.append((int(number), None, True))
             continue
         end = text.find("!", pos)
         if end < 0:
-            found.append(Insert(int(number), text[pos:], closed=False))
+            found.append((int(number), text[pos:], False))
             pos = len(text)
         else:
-            found.append(Insert(int(number), text[pos:end]))
+            found.append((int(number), text[pos:end], True))
             pos = end + 1
     return found
