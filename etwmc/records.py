@@ -129,35 +129,30 @@ def _key(names: tuple[str, ...]) -> Callable[[object], tuple[object, ...]]:
     return getter
 
 
-_GLOBALS: dict[str, Any] = {"_set": object.__setattr__}
-
-
 @functools.cache
 def _init_code(count: int, kw_only: bool) -> CodeType:
-    """The code of an ``__init__`` that sets ``count`` fields, named ``_0`` ... here:
-    compiled once per shape, then given each record's own names (:func:`_init`)."""
+    """The code of an ``__init__`` that sets ``count`` fields: parameter ``_i`` goes to
+    field ``i`` through the setter ``_si`` of its slot.  Compiled once per shape, then
+    given each record's parameter names and setters (:func:`_init`)."""
     names = [f"_{i}" for i in range(count)]
     star = "*, " if kw_only and names else ""
-    body = "".join(f"    _set(self, {name!r}, {name})\n" for name in names) or "    pass\n"
+    body = "".join(f"    _s{i}(self, _{i})\n" for i in range(count)) or "    pass\n"
     space: dict[str, Any] = {}
-    exec(f"def __init__(self, {star}{', '.join(names)}):\n{body}", _GLOBALS, space)
+    exec(f"def __init__(self, {star}{', '.join(names)}):\n{body}", {}, space)
     code: CodeType = space["__init__"].__code__
     return code
 
 
 def _init(
-    cls_name: str, names: tuple[str, ...], defaults: dict[str, object], kw_only: bool
+    cls: type, names: tuple[str, ...], defaults: dict[str, object], kw_only: bool
 ) -> FunctionType:
-    """``__init__`` for the fields: the shape's code with the field names in place of
-    the placeholders, as parameter names and as the attribute names it sets."""
+    """``__init__`` for the record class ``cls``: the shape's code with the field names
+    as parameter names, setting each slot through its descriptor, which passes by the
+    class's (frozen) ``__setattr__`` as ``object.__setattr__`` would, for less."""
     shape = _init_code(len(names), kw_only)
-    rename = {f"_{i}": name for i, name in enumerate(names)}
-    code = shape.replace(
-        co_varnames=("self", *names),
-        co_consts=tuple(rename.get(c, c) if isinstance(c, str) else c for c in shape.co_consts),
-        co_qualname=f"{cls_name}.__init__",
-    )
-    init = FunctionType(code, _GLOBALS, "__init__")
+    code = shape.replace(co_varnames=("self", *names), co_qualname=f"{cls.__qualname__}.__init__")
+    setters = {f"_s{i}": cls.__dict__[name].__set__ for i, name in enumerate(names)}
+    init = FunctionType(code, setters, "__init__")
     init.__qualname__ = code.co_qualname
     if kw_only:
         init.__kwdefaults__ = dict(defaults) or None
@@ -188,11 +183,12 @@ def _build(cls: type[_T], kw_only: bool, order: bool) -> type[_T]:
     body[_FIELDS] = fields
     body[_KEY] = staticmethod(_key(fields))
     body["__match_args__"] = () if kw_only else fields
-    body.setdefault("__init__", _init(cls.__qualname__, fields, defaults, kw_only))
     for name, method in (_SHARED | _ORDER if order else _SHARED).items():
         body.setdefault(name, method)
     built: type[_T] = type(cls.__name__, cls.__bases__, body)
     built.__qualname__ = cls.__qualname__
+    if "__init__" not in body:  # its slots exist now
+        type.__setattr__(built, "__init__", _init(built, fields, defaults, kw_only))
     return built
 
 
