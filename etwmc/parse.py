@@ -88,9 +88,9 @@ class Document:
         self.localization: etree._Element | None = None
         self.lines: list[str] = lines if lines is not None else []  # decoded source lines
         self.wrapped = False  # True for the <assembly> component-manifest form
-        # "<prefix:name" or "<name" per (tag, prefix): lowering asks for thousands of
-        # spans, of a few dozen kinds of element.
-        self._needles: dict[tuple[str, str | None], str] = {}
+        # "<name" per tag, "<prefix:name" per (tag, prefix): lowering asks for
+        # thousands of spans, of a few dozen kinds of element.
+        self._needles: dict[str | tuple[str, str], str] = {}
 
     def span(self, elem: etree._Element, attr: str | None = None) -> Span:
         """Where ``elem``'s start tag begins (or where its ``attr`` is written).
@@ -104,23 +104,29 @@ class Document:
         if not isinstance(tag, str) or not (0 < line <= len(lines)):
             return Span(self.path, line)
         prefix = elem.prefix
-        needle = self._needles.get((tag, prefix))
+        needles = self._needles
+        needle = needles.get(tag) if prefix is None else needles.get((tag, prefix))
         if needle is None:
             local = tag.rpartition("}")[2]
             needle = f"<{prefix}:{local}" if prefix else f"<{local}"
-            self._needles[(tag, prefix)] = needle
-        first = max(line - _LOOK_BACK, 0)
+            needles[tag if prefix is None else (tag, prefix)] = needle
+        # Nearly always on the line libxml2 gives; else on one of the lines before it.
         start = line
-        while True:
-            text = lines[start - 1]
-            pos = text.rfind(needle)
-            if pos >= 0:
-                end = pos + len(needle)
-                if end >= len(text) or not (text[end].isalnum() or text[end] in _NAME_CHARS):
-                    break
-            start -= 1
-            if start <= first:
-                return Span(self.path, line)
+        text = lines[line - 1]
+        pos = text.rfind(needle)
+        end = pos + len(needle)
+        if pos < 0 or (end < len(text) and (text[end].isalnum() or text[end] in _NAME_CHARS)):
+            first = max(line - _LOOK_BACK, 0)
+            while True:
+                start -= 1
+                if start <= first:
+                    return Span(self.path, line)
+                text = lines[start - 1]
+                pos = text.rfind(needle)
+                if pos >= 0:
+                    end = pos + len(needle)
+                    if end >= len(text) or not (text[end].isalnum() or text[end] in _NAME_CHARS):
+                        break
         if attr:
             found = self.find_attr(start, pos + 1, attr)
             if found is not None:
