@@ -22,14 +22,18 @@ from __future__ import annotations
 import functools
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from ..diagnostics import Diagnostic
 from ..parse import Document
+from ..winmeta import XS_NS
 from .extra import structure_rules
-from .index import XSD_NS, SchemaIndex, read_index
 from .targets import targets
+
+if TYPE_CHECKING:
+    from .index import SchemaIndex
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
 
@@ -63,6 +67,10 @@ def load_schema() -> etree.XMLSchema:
 
 @functools.cache
 def schema_index() -> SchemaIndex:
+    # Imported here: only a document with schema errors or a misplaced manifest
+    # element needs the index, and most runs skip loading it (start-up cost).
+    from .index import read_index
+
     return read_index(schema_path())
 
 
@@ -71,7 +79,7 @@ def declared_names() -> frozenset[str]:
     """Every element name etwmc.xsd declares, read without building the index (the
     structure rules ask it first, and most documents need nothing more)."""
     tree = etree.parse(str(schema_path()))
-    names: list[str] = tree.xpath("//xs:element/@name", namespaces={"xs": XSD_NS})
+    names: list[str] = tree.xpath("//xs:element/@name", namespaces={"xs": XS_NS})
     return frozenset(names)
 
 

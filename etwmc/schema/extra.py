@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -28,8 +29,10 @@ from ..codes import (
 from ..diagnostics import Diagnostic, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
-from .index import SchemaIndex
 from .targets import local, namespace
+
+if TYPE_CHECKING:
+    from .index import SchemaIndex
 
 _STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
 _NS = f"{{{EVENTS_NS}}}"
