@@ -3,10 +3,11 @@
 ``@dataclass(frozen=True, slots=True)`` compiles six or more methods from source text
 each time a module is imported (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
 ``__setattr__``, ``__delattr__``), about a millisecond per class: for the model's
-classes alone, a tenth of a whole ``etwmc lint`` run.  :func:`record` compiles only
-``__init__`` (the one method whose speed matters: lowering builds thousands of nodes),
-from a short source without annotations, and gives every record the same shared
-functions for the others, which read the class's field names.
+classes alone, a tenth of a whole ``etwmc lint`` run.  :func:`record` compiles one
+``__init__`` per shape (number of fields, keyword-only or not) and gives each class a
+copy with its own parameter names, which sets each field through its slot's
+descriptor (construction speed matters: lowering builds thousands of nodes).  The
+other methods are shared functions that read the class's field names.
 
 A record behaves as the frozen, slotted dataclass with the same fields would: fields
 in annotation order (class variables are not fields), class-level values as defaults,
