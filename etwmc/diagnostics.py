@@ -22,18 +22,17 @@ ETW9xx  internal
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
 
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
+from .records import record
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(kw_only=False, order=True)
 class Span:
     """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
 
@@ -52,7 +51,7 @@ class Span:
 NOWHERE = Span("<unknown>")
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Diagnostic:
     code: str
     severity: Severity
@@ -60,11 +59,22 @@ class Diagnostic:
     message: str
     hint: str | None = None
     # The attribute the problem is about, when known: lets the reporter point the
-    # column at the attribute rather than at the element.
-    attr: str | None = field(default=None, compare=False)
+    # column at the attribute rather than at the element.  Not part of equality.
+    attr: str | None = None
 
     def sort_key(self) -> tuple[str, int, int, str, str]:
         return (self.span.file, self.span.line, self.span.col, self.code, self.message)
+
+    def _compared(self) -> tuple[str, Severity, Span, str, str | None]:
+        return (self.code, self.severity, self.span, self.message, self.hint)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Diagnostic):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
 
 def diag(
@@ -171,6 +181,9 @@ def to_json_obj(d: Diagnostic) -> dict[str, object]:
 def render_json(diags: Sequence[Diagnostic]) -> str:
     """A JSON array of objects with the keys code, severity, file, line, column, message
     (and hint when there is one).  Unknown line/column are null."""
+    # json is imported by the two renderers that use it, not by every run (start-up cost).
+    import json
+
     return json.dumps([to_json_obj(d) for d in diags], indent=2, ensure_ascii=True) + "\n"
 
 
@@ -233,6 +246,8 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
             }
         ],
     }
+    import json  # see render_json
+
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 

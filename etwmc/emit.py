@@ -36,8 +36,9 @@ import json
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from .records import record
 
 JOURNAL_PREFIX = ".etwmc-journal-"
 _TOKEN = re.compile(r"[0-9a-f]{16}\Z")
@@ -93,11 +94,18 @@ def check_name(name: str) -> None:
 # --------------------------------------------------------------------------- writing
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Entry:
     name: str
     old: str | None  # SHA-256 of the file replaced, None when there was none
     new: str
+
+
+def _token() -> str:
+    """16 random hex digits naming one write's temporary files and journal.  What
+    secrets.token_hex(8) returns, without importing secrets (and random with it) at
+    every start."""
+    return os.urandom(8).hex()
 
 
 def _tmp(folder: Path, name: str, token: str) -> Path:
@@ -141,7 +149,7 @@ def write_all(
 def write_file(path: Path, data: bytes) -> None:
     """One file the user named (a report, a decompiled manifest), replaced atomically:
     no journal is needed for one rename, and no name rule applies but the system's."""
-    folder, token = path.parent, os.urandom(8).hex()
+    folder, token = path.parent, _token()
     _remove(folder / n for n in _listdir(folder) if _is_stray(n, {path.name}))
     tmp = _tmp(folder, path.name, token)
     try:
@@ -177,7 +185,7 @@ class _Transaction:
     def __init__(self, folder: Path, files: Mapping[str, bytes]) -> None:
         self.folder = folder
         self.files = files
-        self.token = os.urandom(8).hex()
+        self.token = _token()
         self.journal = folder / f"{JOURNAL_PREFIX}{self.token}"
         self.entries: list[_Entry] = []
 

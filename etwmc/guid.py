@@ -35,7 +35,7 @@ _NAMESPACE: Final = bytes.fromhex("482C2DB2C39047C887F81A15BFC130FB")
 # What an EventSource / TraceLogging provider name looks like: no spaces, braces or
 # other punctuation a name-based enable syntax (``*Name`` in PerfView, ``--providers``
 # in dotnet-trace) could not carry.
-_EVENTSOURCE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z")
+_EVENTSOURCE_NAME = r"[A-Za-z0-9_][A-Za-z0-9_.\-]*\Z"  # compiled on first use
 
 # A run this long of equal or consecutive digits is a 1-in-10^4 event in a random GUID.
 _RUN: Final = 6
@@ -52,7 +52,7 @@ def provider_guid(name: str) -> uuid.UUID:
 
 def is_eventsource_name(name: str) -> bool:
     """True for names an EventSource or a by-name enable syntax can use as they are."""
-    return bool(_EVENTSOURCE_NAME.match(name))
+    return bool(re.match(_EVENTSOURCE_NAME, name))
 
 
 def looks_hand_made(guid: uuid.UUID) -> bool:

@@ -1,4 +1,5 @@
-"""The manifest model: frozen, slotted dataclasses built once by :mod:`etwmc.lower`.
+"""The manifest model: frozen, slotted records (:mod:`etwmc.records`) built once by
+:mod:`etwmc.lower`.
 
 Every node carries the :class:`~etwmc.diagnostics.Span` of the element it came from.
 Names of levels, tasks, opcodes, keywords and filters are kept exactly as written
@@ -15,11 +16,11 @@ resolved, which the validator reports as an error).
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from .diagnostics import NOWHERE, Span
+from .records import record
 from .winmeta import InType, OutType
 
 QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
@@ -27,7 +28,7 @@ QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
 Extent: TypeAlias = int | str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Level:
     name: str
     qname: QName
@@ -38,7 +39,7 @@ class Level:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Opcode:
     name: str
     qname: QName
@@ -52,7 +53,7 @@ class Opcode:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Task:
     name: str
     qname: QName
@@ -65,7 +66,7 @@ class Task:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Keyword:
     name: str
     qname: QName
@@ -79,7 +80,7 @@ class Keyword:
 ChannelType: TypeAlias = Literal["Admin", "Operational", "Analytic", "Debug"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Channel:
     """A channel in a provider's ``<channels>`` list, or a ``win:`` channel used directly.
 
@@ -113,7 +114,7 @@ class Channel:
         return 1 << (63 - self.index)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class MapItem:
     value: int
     message: str | None
@@ -121,7 +122,7 @@ class MapItem:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Map:
     kind: Literal["value", "bit"]
     name: str
@@ -130,14 +131,14 @@ class Map:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PatternMapItem:
     name: str
     value: str
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class PatternMap:
     name: str
     format: str
@@ -146,7 +147,7 @@ class PatternMap:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Field:
     """A ``<data>`` item.  ``in_type``/``out_type`` are None only for unknown types
     (reported by the validator); ``out_type`` None with ``out_type_text`` None means
@@ -163,7 +164,7 @@ class Field:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Struct:
     name: str
     fields: tuple[Field, ...] = ()
@@ -172,7 +173,7 @@ class Struct:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class XmlNode:
     """An element of a template's ``<UserData>`` fragment, namespaces resolved."""
 
@@ -189,7 +190,7 @@ class XmlNode:
 BINARY_LENGTH_FIELD = "__binLength"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Template:
     """A ``<template>``.  ``binary`` is the name of its ``<binary name=...>`` item, which
     mc turns into the last two items: ``__binLength`` (win:UInt32), then a win:Binary
@@ -213,7 +214,7 @@ class Template:
         return sum(1 + (len(i.fields) if isinstance(i, Struct) else 0) for i in self.items)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Event:
     value: int
     version: int = 0
@@ -242,7 +243,7 @@ class Event:
         return m
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Filter:
     name: str
     qname: QName
@@ -254,13 +255,13 @@ class Filter:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Traits:
     group_guid: uuid.UUID | None = None
     include_name: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Provider:
     name: str
     guid: uuid.UUID
@@ -297,7 +298,7 @@ class Provider:
         return self.opcodes + tuple(o for t in self.tasks for o in t.opcodes)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Message:
     """An entry of ``<messageTable>``: a string with a fixed message id."""
 
@@ -308,21 +309,24 @@ class Message:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class String:
     id: str
     value: str
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+_NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
+
+
+@record
 class Resources:
     culture: str
-    strings: MappingProxyType[str, String] = field(default_factory=lambda: MappingProxyType({}))
+    strings: MappingProxyType[str, String] = _NO_STRINGS
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@record
 class Manifest:
     path: str
     providers: tuple[Provider, ...] = ()

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from .records import record
 
 _TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
@@ -46,14 +47,14 @@ def exact_source(stored: str) -> bool:
     return _LONE_LF.search(stored) is None
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Insert:
     number: int
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Stop:
     """``%0``: the message ends here."""
 
@@ -92,5 +93,33 @@ def tokens(text: str) -> Iterator[Token]:
 
 
 def inserts(text: str) -> list[Insert]:
-    """The ``%n`` inserts of a message, in order."""
-    return [t for t in tokens(text) if isinstance(t, Insert)]
+    """The ``%n`` inserts of a message, in order: the :class:`Insert` tokens of
+    :func:`tokens`, found the same way without making the others."""
+    return [Insert(n, f, c) for n, f, c in insert_fields(text)]
+
+
+def insert_fields(text: str) -> list[tuple[int, str | None, bool]]:
+    """(number, format, closed) of each insert of :func:`inserts`, without making the
+    objects (the rules read every event message's)."""
+    found: list[tuple[int, str | None, bool]] = []
+    if "%" not in text:
+        return found
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        if m.start() < pos:  # inside a format consumed below
+            continue
+        pos = m.end()
+        number = m.group(1)
+        if number is None:
+            continue
+        if m.group(2) is None:
+            found.append((int(number), None, True))
+            continue
+        end = text.find("!", pos)
+        if end < 0:
+            found.append((int(number), text[pos:], False))
+            pos = len(text)
+        else:
+            found.append((int(number), text[pos:end], True))
+            pos = end + 1
+    return found

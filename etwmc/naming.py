@@ -34,7 +34,9 @@ from collections.abc import Iterable
 from .codes import W_COLLISION
 from .diagnostics import Diagnostic, Span, diag
 
-_INVALID = re.compile(r"[^A-Za-z0-9_]+")
+# As text: the re module compiles it on first use, and names that are identifiers
+# already (most) never need it.
+_INVALID = r"[^A-Za-z0-9_]+"
 
 # Attributes of ``int`` and of enum members: an IntEnum/IntFlag member with one of these
 # names would shadow a method the enum machinery or callers rely on.  A fixed list, not
@@ -80,9 +82,9 @@ def sanitize(text: str) -> str:
     if text.isascii():
         # NFKC leaves ASCII as it is, and an ASCII identifier has nothing to replace:
         # most manifest names take this path.
-        s = text if text.isidentifier() else _INVALID.sub("_", text)
+        s = text if text.isidentifier() else re.sub(_INVALID, "_", text)
     else:
-        s = _INVALID.sub("_", unicodedata.normalize("NFKC", text))
+        s = re.sub(_INVALID, "_", unicodedata.normalize("NFKC", text))
     if not s:
         return "_"
     if s[0].isdigit():

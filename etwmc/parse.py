@@ -16,7 +16,6 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
@@ -71,34 +70,63 @@ def _parser() -> etree.XMLParser:
     return parser
 
 
-@dataclass(slots=True)
 class Document:
     """A parsed manifest: the element tree plus what locating problems needs."""
 
-    path: str
-    root: etree._Element
-    events: list[etree._Element] = field(default_factory=list)  # <events> elements
-    localization: etree._Element | None = None
-    lines: list[str] = field(default_factory=list)  # decoded source lines, for columns
-    wrapped: bool = False  # True for the <assembly> component-manifest form
+    __slots__ = ("path", "root", "events", "localization", "lines", "wrapped", "_needles")
+
+    def __init__(
+        self,
+        path: str,
+        root: etree._Element,
+        *,
+        lines: list[str] | None = None,
+    ) -> None:
+        self.path = path
+        self.root = root
+        self.events: list[etree._Element] = []  # <events> elements
+        self.localization: etree._Element | None = None
+        self.lines: list[str] = lines if lines is not None else []  # decoded source lines
+        self.wrapped = False  # True for the <assembly> component-manifest form
+        # "<name" per tag, "<prefix:name" per (tag, prefix): lowering asks for
+        # thousands of spans, of a few dozen kinds of element.
+        self._needles: dict[str | tuple[str, str], str] = {}
 
     def span(self, elem: etree._Element, attr: str | None = None) -> Span:
         """Where ``elem``'s start tag begins (or where its ``attr`` is written).
 
         libxml2 numbers an element by the line its start tag *ends* on, so a start tag
-        written over several lines is found by looking back from that line."""
+        written over several lines is found by looking back from that line: on each
+        line, the last ``<name`` written there counts, if the name ends there."""
         line = elem.sourceline or 0
+        lines = self.lines
         tag = elem.tag
-        if not isinstance(tag, str) or not (0 < line <= len(self.lines)):
+        if not isinstance(tag, str) or not (0 < line <= len(lines)):
             return Span(self.path, line)
-        local = tag.rpartition("}")[2]
-        needle = f"<{elem.prefix}:{local}" if elem.prefix else f"<{local}"
-        for start in range(line, max(line - _LOOK_BACK, 0), -1):
-            pos = self.lines[start - 1].rfind(needle)
-            if pos >= 0 and _ends_name(self.lines[start - 1], pos + len(needle)):
-                break
-        else:
-            return Span(self.path, line)
+        prefix = elem.prefix
+        needles = self._needles
+        needle = needles.get(tag) if prefix is None else needles.get((tag, prefix))
+        if needle is None:
+            local = tag.rpartition("}")[2]
+            needle = f"<{prefix}:{local}" if prefix else f"<{local}"
+            needles[tag if prefix is None else (tag, prefix)] = needle
+        # Nearly always on the line libxml2 gives; else on one of the lines before it.
+        start = line
+        text = lines[line - 1]
+        pos = text.rfind(needle)
+        end = pos + len(needle)
+        if pos < 0 or (end < len(text) and (text[end].isalnum() or text[end] in _NAME_CHARS)):
+            first = max(line - _LOOK_BACK, 0)
+            while True:
+                start -= 1
+                if start <= first:
+                    return Span(self.path, line)
+                text = lines[start - 1]
+                pos = text.rfind(needle)
+                if pos >= 0:
+                    end = pos + len(needle)
+                    if end >= len(text) or not (text[end].isalnum() or text[end] in _NAME_CHARS):
+                        break
         if attr:
             found = self.find_attr(start, pos + 1, attr)
             if found is not None:
@@ -120,10 +148,7 @@ class Document:
 
 
 _LOOK_BACK = 64  # lines a start tag may span
-
-
-def _ends_name(text: str, i: int) -> bool:
-    return i >= len(text) or not (text[i].isalnum() or text[i] in "_-.:")
+_NAME_CHARS = frozenset("_-.:")  # besides letters and digits
 
 
 def _find_attr(text: str, attr: str, start: int) -> int:

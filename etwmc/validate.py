@@ -12,22 +12,22 @@ Stages, in order (each adds diagnostics; a stage that cannot run stops the chain
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity, Span, finalize
 from .model import Manifest
 from .parse import Document, parse_bytes, parse_file
+from .records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Checked:
     """The result of checking one manifest.  ``manifest`` is set whenever the document
     could be parsed; only use it for outputs when :attr:`ok`."""
 
     path: str
     manifest: Manifest | None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic]
     lines: Sequence[str] = ()  # the decoded source, when it could be read (for comments)
 
     @property

@@ -42,6 +42,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.testing",),
     ("etwmc.runtime",),
     ("etwmc.winmeta",),  # the win: tables and type codes, standard library only: both worlds
+    ("etwmc.records",),  # frozen slotted record classes, cheap to define
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)

@@ -17,15 +17,31 @@ from etwmc.compile import compile_manifest
 from etwmc.diagnostics import Diagnostic, Severity, has_errors
 from etwmc.lint import lint_files
 from etwmc.options import CompileOptions
+from etwmc.python.context import build_context, context_diagnostics
+from etwmc.validate import check_file
 
-VALID = sorted((Path(__file__).resolve().parent / "manifests" / "valid").glob("*.man"))
+MANIFESTS = Path(__file__).resolve().parent / "manifests"
+VALID = sorted((MANIFESTS / "valid").glob("*.man"))
+INVALID = sorted((MANIFESTS / "invalid").glob("*.man"))
 
 
 def _loud(diags: list[Diagnostic]) -> set[tuple[str, int]]:
     return {(d.code, d.span.line) for d in diags if d.severity >= Severity.WARNING}
 
 
+def _same_generator_diagnostics(path: Path) -> None:
+    # lint asks the Python generator for its diagnostics without laying out the module:
+    # the same list, in the same order, as building the module's context gives.
+    manifest = check_file(path).manifest
+    if manifest is None:
+        return
+    built = build_context(manifest, version="", source="")[1]
+    checked = context_diagnostics(manifest)
+    assert [(d, d.attr) for d in checked] == [(d, d.attr) for d in built], path
+
+
 def _agree(path: Path) -> None:
+    _same_generator_diagnostics(path)
     linted = lint_files([path])
     compiled = compile_manifest(path)
     assert has_errors(linted) == (not compiled.ok), _loud(compiled.diagnostics)
@@ -42,6 +58,50 @@ def _agree(path: Path) -> None:
 def test_corpus(path: Path) -> None:
     require_shared()
     _agree(path)
+
+
+@pytest.mark.parametrize("path", VALID + INVALID, ids=[p.name for p in VALID + INVALID])
+def test_fixtures_generator_diagnostics(path: Path) -> None:
+    _same_generator_diagnostics(path)
+
+
+_FUNCTION_NAMES = """<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="Etwmc-Test-FunctionNames" guid="{5B0A4D6E-2C1F-4E8A-9D3B-7A6C5E4F3D21}"
+        symbol="P" resourceFileName="f.dll" messageFileName="f.dll">
+      <templates>
+        <template tid="T">
+          <data name="a-b" inType="win:UInt32"/><data name="a_b" inType="win:UInt8"/>
+          <data name="n" inType="win:UInt16" count="missing"/>
+        </template>
+      </templates>
+      <events>
+        <event value="1" symbol="Load" opcode="win:Start" template="T"/>
+        <event value="2" name="write Load"/>
+        <event value="3" name="start Load" opcode="win:Stop"/>
+        <event value="4" name="stop start Load"/>
+        <event value="5" name="is_enabled Load" template="T"/>
+      </events>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>
+"""
+
+
+def test_generator_diagnostics_of_colliding_function_names(tmp_path: Path) -> None:
+    # Event names that become the function names of other events (write_, start_, stop_,
+    # is_enabled_), and a template with two fields of one Python name and an unresolved
+    # count.
+    path = tmp_path / "names.man"
+    path.write_text(_FUNCTION_NAMES, encoding="utf-8")
+    manifest = check_file(path).manifest
+    assert manifest is not None
+    built = build_context(manifest, version="", source="")[1]
+    assert {d.code for d in built} >= {"ETW600", "ETW601"}, built
+    assert sum(d.code == "ETW600" for d in built) >= 4, built
+    _same_generator_diagnostics(path)
 
 
 # Mutations aimed at what only the outputs check, each a text edit of a valid manifest.

@@ -5,11 +5,13 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from lxml import etree
 
 from etwmc import winmeta as wm
 from etwmc.diagnostics import Diagnostic
 from etwmc.lower import lower_document
 from etwmc.lower.attributes import extent, parse_bool, parse_guid, parse_int, qname, string_ref
+from etwmc.lower.templates import xml_node
 from etwmc.model import Manifest, Provider
 from etwmc.parse import parse_bytes
 
@@ -247,3 +249,21 @@ def test_a_channel_problem_is_reported_once() -> None:
         <channels><channel name="P/Op" type="Operational" value="zz" message="S"/></channels>""")
     assert [(d.code, d.attr) for d in diags] == [("ETW200", "value"), ("ETW412", "message")]
     assert p.channels[0].value == 16
+
+
+def test_user_data_nodes_keep_the_namespace_declarations_each_element_adds() -> None:
+    root = etree.fromstring(
+        b'<r xmlns="urn:a" xmlns:p="urn:p"><UserData>'
+        b'<A xmlns="urn:x" xmlns:q="urn:q" p:k="1" k="2"><B xmlns:p="urn:p"/><!-- c -->'
+        b'<C xmlns:q="urn:q2"><?pi x?><D xmlns="urn:x"/><E xmlns="">e</E></C>tail</A>'
+        b"</UserData></r>"
+    )
+    a = xml_node(root[0][0])
+    assert (a.tag, a.nsmap) == (("urn:x", "A"), ((None, "urn:x"), ("q", "urn:q")))
+    assert a.attrs == ((("urn:p", "k"), "1"), (("", "k"), "2"))
+    b, c = a.children  # the comment is no node
+    assert (b.tag, b.nsmap) == (("urn:x", "B"), ())  # p is already urn:p
+    assert (c.tag, c.nsmap, c.tail) == (("urn:x", "C"), (("q", "urn:q2"),), "tail")
+    d, e = c.children
+    assert (d.tag, d.nsmap) == (("urn:x", "D"), ())  # the default is already urn:x
+    assert (e.tag, e.nsmap, e.text) == (("", "E"), ((None, ""),), "e")

@@ -9,9 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from etwmc.model import Manifest
+from etwmc.msgformat import table_text
 from etwmc.validate import check_bytes
 from etwmc.wevt import build_message_tables, output_diagnostics
-from etwmc.wevt.msgtable import MessageTableError, encode_messages, read_message_table
+from etwmc.wevt.msgtable import (
+    _ALWAYS_FITS,
+    MessageTableError,
+    _entry_text,
+    encode_messages,
+    fits,
+    read_message_table,
+)
 
 MANIFEST = """<?xml version="1.0" encoding="utf-8"?>
 <instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
@@ -156,3 +164,18 @@ def test_random_bytes_never_crash(data: bytes) -> None:
 def test_ansi_entries_decode() -> None:
     data = _table([(7, 7, 16)], struct.pack("<HH", 12, 0) + b"hi\r\n\0\0\0\0")
     assert read_message_table(data) == {7: "hi"}
+
+
+@pytest.mark.parametrize("unit", ["x", "\n", "\U0001f600", "\r\n"])
+def test_fits_agrees_with_the_encoded_entry_at_every_length_near_the_limits(unit: str) -> None:
+    # The longest texts fits() accepts without encoding them, and the lengths where an
+    # entry stops fitting, for texts of one-unit, line-feed and surrogate-pair characters.
+    def encoded_fits(text: str) -> bool:
+        return len(_entry_text(table_text(text))) + 4 <= 0xFFFF
+
+    lengths = [_ALWAYS_FITS - 1, _ALWAYS_FITS, _ALWAYS_FITS + 1]
+    lengths += range(16_375, 16_385)  # surrogate pairs and CR LF run out here
+    lengths += range(32_755, 32_770)  # one-unit characters run out here
+    for n in lengths:
+        text = unit * (n // len(unit))
+        assert fits(text) == encoded_fits(text), (unit, n)

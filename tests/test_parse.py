@@ -183,6 +183,44 @@ def test_span_of_a_start_tag_written_over_several_lines() -> None:
     assert doc.span(provider, "nonexistent").line == 3
 
 
+def test_span_of_tags_sharing_a_line_and_of_prefixed_tags() -> None:
+    ns = "http://schemas.microsoft.com/win/2004/08/events"
+    text = (
+        f'<e:instrumentationManifest xmlns:e="{ns}">\n'
+        "  <e:instrumentation><e:events>\n"
+        '    <e:provider name="P"><e:events><e:event value="1"\n'
+        '        symbol="E"/>\n'
+        '      <e:event value="2"/></e:events></e:provider>\n'
+        "  </e:events></e:instrumentation>\n"
+        "</e:instrumentationManifest>\n"
+    )
+    doc, _ = parse_bytes(text.encode(), "in.man")
+    assert doc is not None
+    provider = doc.events[0][0]
+    events = provider[0]
+    first, second = events
+    place = lambda e: (doc.span(e).line, doc.span(e).col)  # noqa: E731
+    assert place(doc.events[0]) == (2, 22)
+    assert place(provider) == (3, 5)
+    assert place(events) == (3, 26)
+    assert place(first) == (3, 36)  # its start tag ends on line 4
+    assert place(second) == (5, 7)
+    assert (doc.span(first, "symbol").line, doc.span(first, "symbol").col) == (4, 9)
+
+
+def test_span_of_a_start_tag_longer_than_the_look_back_is_its_last_line() -> None:
+    attrs = "".join(f'\n   a{i}="{i}"' for i in range(70))
+    text = (
+        '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events">\n'
+        f"  <instrumentation><events>\n    <provider{attrs}>\n    </provider>\n"
+        "  </events></instrumentation>\n</instrumentationManifest>\n"
+    )
+    doc, _ = parse_bytes(text.encode(), "in.man")
+    assert doc is not None
+    span = doc.span(doc.events[0][0])
+    assert (span.line, span.col) == (73, 0)
+
+
 # ------------------------------------------------------------- files that are not files
 
 _needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")

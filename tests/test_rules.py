@@ -13,13 +13,13 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conftest import CORPUS, corpus_files, expected_failures, require_shared
 from etwmc.codes import REGISTRY
 from etwmc.diagnostics import Diagnostic, Severity
-from etwmc.msgformat import Insert, inserts
+from etwmc.msgformat import Insert, inserts, tokens
 from etwmc.rules._sddl import sddl_problem
 from etwmc.rules._util import name_problem
 from etwmc.rules.providers import guid_from_name_tail
@@ -145,6 +145,15 @@ def test_inserts_follow_formatmessage() -> None:
     assert inserts("%100") == [Insert(10, None)]  # two digits at most; the 0 is text
     assert inserts("%3!d") == [Insert(3, "d", closed=False)]
     assert inserts("100%") == []
+
+
+@given(st.text(alphabet="%!102x ", max_size=30))
+@example("%1!%2!x")
+@example("%1!x%2")
+@example("a%0%1%%2%3!")
+def test_inserts_are_the_insert_tokens(text: str) -> None:
+    # The rules read inserts as the decoder's tokenizer reads them.
+    assert inserts(text) == [t for t in tokens(text) if isinstance(t, Insert)]
 
 
 @given(st.text())

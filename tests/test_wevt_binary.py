@@ -14,7 +14,7 @@ import pytest
 
 from etwmc.decompile import decompile
 from etwmc.validate import check_bytes
-from etwmc.wevt import build_wevt
+from etwmc.wevt import build_wevt, output_diagnostics
 from etwmc.wevt.reader import read_wevt, read_wevt_with_losses
 from etwmc.wevt.reader_binxml import Element, Subst
 from etwmc.wevt.reader_raw import RawBlob, RawTemplate, parse_blob
@@ -161,3 +161,40 @@ def test_binary_after_userdata_fields() -> None:
     checked = check_bytes(text.encode(), "again.man")
     assert checked.ok and checked.manifest is not None
     assert build_wevt(checked.manifest) == blob
+
+
+_EMOJI = "\U0001f600"  # outside the BMP: two UTF-16 code units
+
+
+@pytest.mark.parametrize(
+    ("body", "start"),
+    [
+        (f'<data name="{"d" * 70_000}" inType="win:UInt8"/>', "d" * 24),
+        (
+            '<data name="a" inType="win:UInt8"/><UserData>'
+            f'<Ev xmlns="urn:etwmc:ud"><A v="{"v" * 65_536}">%1</A></Ev></UserData>',
+            "v" * 24,
+        ),
+        (
+            '<data name="a" inType="win:UInt8"/><UserData>'
+            f'<Ev xmlns="urn:etwmc:{"u" * 66_000}"><A>%1</A></Ev></UserData>',
+            "urn:etwmc:" + "u" * 14,
+        ),
+        # 40,000 characters outside the BMP: 80,000 UTF-16 code units.
+        (f'<data name="{_EMOJI * 40_000}" inType="win:UInt8"/>', _EMOJI * 24),
+    ],
+)
+def test_template_texts_too_long_for_binxml_are_reported(body: str, start: str) -> None:
+    checked = check_bytes(_manifest(body), "binary.man")
+    assert checked.manifest is not None
+    found = [d for d in output_diagnostics(checked.manifest) if d.code == "ETW654"]
+    assert len(found) == 1, found
+    assert repr(start) in found[0].message
+
+
+def test_template_texts_within_binxml_limits_are_not_reported() -> None:
+    # 32,767 characters outside the BMP take 65,534 code units: the most that fits.
+    body = f'<data name="{_EMOJI * 32_767}" inType="win:UInt8"/>'
+    checked = check_bytes(_manifest(body), "binary.man")
+    assert checked.manifest is not None
+    assert not [d for d in output_diagnostics(checked.manifest) if d.code == "ETW654"]

@@ -19,9 +19,7 @@ keeps every reference that resolved and lists the attributes that did not.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from lxml import etree
@@ -36,6 +34,7 @@ from ..codes import (
     Code,
 )
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
+from ..records import record
 from .attributes import local, parse_bool, qname
 from .builtin import BUILTINS
 from .context import Lowering
@@ -46,7 +45,7 @@ _Key = TypeVar("_Key", QName, str)
 _Item = TypeVar("_Item", Level, Task, Opcode, Keyword, Channel, Template)
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Names(Generic[_Key, _Item]):
     """Items a reference may name: looked up by key, listed by name in a hint."""
 
@@ -54,7 +53,7 @@ class Names(Generic[_Key, _Item]):
     names: Sequence[str]
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Ref(Generic[_Key, _Item]):
     """One kind of reference: the attribute that makes it, the code an unknown one is
     reported with, and the ``win:`` items looked up after the provider's own."""
@@ -242,5 +241,9 @@ def _unknown(
 
 
 def _closest(token: str, known: list[str]) -> str | None:
+    # Imported here: only an unknown reference needs it, and a valid manifest's run
+    # skips the import (start-up cost).
+    import difflib
+
     m = difflib.get_close_matches(token, known, n=1, cutoff=0.75)
     return m[0] if m else None

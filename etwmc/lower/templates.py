@@ -15,8 +15,6 @@ Rules applied here (each reported with its own code):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from lxml import etree
 
 from .. import winmeta as wm
@@ -119,10 +117,52 @@ def xml_node(e: etree._Element) -> XmlNode:
     """``e`` and its element children as a frozen tree; each node's ``nsmap`` holds only
     the declarations its element adds to its parent's."""
     parent = e.getparent()
-    return _xml_node(e, parent.nsmap if parent is not None else {})
+    # One walk in lxml reports each element's own namespace declarations ("start-ns",
+    # before its "start"): cheaper than reading every element's nsmap, which lxml
+    # builds from all its ancestors.  A declaration that repeats what is already in
+    # scope adds nothing, as when the two nsmaps are compared.
+    scope: dict[str | None, str] = dict(parent.nsmap) if parent is not None else {}
+    declared: list[tuple[str, str]] = []
+    # Per open element: the scope around it, its own declarations, its children so far.
+    open_: list[tuple[dict[str | None, str], list[tuple[str | None, str]], list[XmlNode]]] = []
+    root: XmlNode | None = None
+    for event, item in etree.iterwalk(e, events=("start-ns", "start", "end")):
+        if event == "start-ns":
+            declared.append(item)
+            continue
+        if not isinstance(item.tag, str):
+            continue
+        if event == "start":
+            own: list[tuple[str | None, str]] = []
+            inner = scope
+            if declared:
+                inner = dict(scope)
+                for prefix, uri in declared:
+                    key = prefix or None
+                    if scope.get(key) != uri:
+                        own.append((key, uri))
+                    inner[key] = uri
+                declared = []
+            open_.append((scope, own, []))
+            scope = inner
+            continue
+        scope, own, kids = open_.pop()
+        node = _xml_node(item, own, kids)
+        if open_:
+            open_[-1][2].append(node)
+        else:
+            root = node
+    assert root is not None
+    return root
 
 
-def _xml_node(e: etree._Element, parent_map: Mapping[str | None, str]) -> XmlNode:
+def _ns_order(decl: tuple[str | None, str]) -> tuple[str, str]:
+    return (decl[0] or "", decl[1])
+
+
+def _xml_node(
+    e: etree._Element, own: list[tuple[str | None, str]], children: list[XmlNode]
+) -> XmlNode:
     tag = e.tag
     assert isinstance(tag, str)
     ns, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
@@ -130,17 +170,12 @@ def _xml_node(e: etree._Element, parent_map: Mapping[str | None, str]) -> XmlNod
     for k, v in e.attrib.items():
         kns, _, kname = k[1:].partition("}") if k.startswith("{") else ("", "", k)
         attrs.append(((kns, kname), v))
-    # lxml builds nsmap from every ancestor on each access: read it once per node and
-    # hand it to the children.
-    nsmap = e.nsmap
-    own = tuple((p, u) for p, u in nsmap.items() if parent_map.get(p) != u)
-    kids = tuple(_xml_node(c, nsmap) for c in e if isinstance(c.tag, str))
     return XmlNode(
         tag=(ns, name),
         prefix=e.prefix,
         attrs=tuple(attrs),
-        nsmap=tuple(sorted(own, key=lambda pu: (pu[0] or "", pu[1]))),
+        nsmap=tuple(sorted(own, key=_ns_order)) if own else (),
         text=e.text,
-        children=kids,
+        children=tuple(children),
         tail=e.tail,
     )

@@ -11,8 +11,7 @@ from __future__ import annotations
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
-from . import template
-from .context import build_context, module_name
+from .context import build_context, context_diagnostics, module_name
 
 __all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
 
@@ -26,9 +25,13 @@ def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, lis
     ctx, diags = build_context(manifest, version=version, source=source)
     if has_errors(diags):
         return "", diags
+    # Imported here: `etwmc lint` uses this package for check() only, and need not
+    # load the compiled module template (start-up cost).
+    from . import template
+
     return template.render(m=ctx), diags
 
 
 def check(manifest: Manifest) -> list[Diagnostic]:
     """What :func:`generate` reports for ``manifest``, without rendering the module."""
-    return build_context(manifest, version="", source="")[1]
+    return context_diagnostics(manifest)

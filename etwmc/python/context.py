@@ -20,33 +20,35 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from typing import NamedTuple
 
 from ..codes import E_TRAITS
 from ..descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
 from ..diagnostics import Diagnostic, diag
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
+from ..records import record
 from ..winmeta import LEVELS, OPCODES
 from . import layout
 from .imports import IMPORT_BLOCK
 from .literals import pybytes, pystr
-from .payload import ParamCtx, Plan, plan_template
+from .payload import ParamCtx, Plan, plan_template, template_problems
 from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
 # What the template reads.  Statements that can outgrow a line are laid out here
-# (:mod:`.layout`), so the template only prints them.  NamedTuples: cheaper to define
-# at import than dataclasses, and the template only reads them.
+# (:mod:`.layout`), so the template only prints them.  Records (:mod:`etwmc.records`):
+# frozen, and cheap to define at import.
 
 
-class EnumCtx(NamedTuple):
+@record(kw_only=False)
+class EnumCtx:
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
 
 
-class EventCtx(NamedTuple):
+@record(kw_only=False)
+class EventCtx:
     ident: str
     write: str
     is_enabled: str
@@ -66,7 +68,8 @@ class EventCtx(NamedTuple):
     doc: str  # docstring literal
 
 
-class ProviderCtx(NamedTuple):
+@record(kw_only=False)
+class ProviderCtx:
     ns: str
     runtime: str
     name: str  # literal
@@ -85,12 +88,14 @@ class ProviderCtx(NamedTuple):
     layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
-class SpecCtx(NamedTuple):
+@record(kw_only=False)
+class SpecCtx:
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-class ModuleCtx(NamedTuple):
+@record(kw_only=False)
+class ModuleCtx:
     version: str
     source_assign: str
     imports: str  # the import block
@@ -135,9 +140,13 @@ def _hex(v: int) -> str:
 
 
 def _enum(
-    name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str
-) -> tuple[EnumCtx, list[Diagnostic]]:
+    name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str, render: bool
+) -> tuple[EnumCtx | None, list[Diagnostic]]:
     scope = Scope(f"member of {name}", Kind.MEMBER, file=file)
+    if not render:
+        for text, _ in items:
+            scope.claim(text)
+        return None, scope.diagnostics
     members = [
         layout.assign("        ", scope.claim(text), _hex(v) if hexa else str(v))
         for text, v in items
@@ -146,15 +155,16 @@ def _enum(
 
 
 def _provider_enums(
-    manifest: Manifest, p: Provider, ns_scope: Scope
+    manifest: Manifest, p: Provider, ns_scope: Scope, render: bool
 ) -> tuple[list[EnumCtx], list[Diagnostic]]:
     file = manifest.path
     diags: list[Diagnostic] = []
     enums: list[EnumCtx] = []
 
     def add(name: str, base: str, items: list[tuple[str, int]], hexa: bool = False) -> None:
-        e, d = _enum(name, base, items, hexa, file)
-        enums.append(e)
+        e, d = _enum(name, base, items, hexa, file, render)
+        if e is not None:
+            enums.append(e)
         diags.extend(d)
 
     win_levels = [(w.local, w.value) for w in LEVELS.values() if w.text]
@@ -172,9 +182,7 @@ def _provider_enums(
             text = item.symbol or manifest.text(item.message) or f"V{item.value}"
             items.append((text, item.value))
         base = "enum.IntFlag" if m.kind == "bit" else "enum.IntEnum"
-        e, d = _enum(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit", file)
-        enums.append(e)
-        diags.extend(d)
+        add(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit")
     return enums, diags
 
 
@@ -196,12 +204,28 @@ def build_context(
     manifest: Manifest, *, version: str, source: str
 ) -> tuple[ModuleCtx, list[Diagnostic]]:
     """The template context for ``manifest``'s module, and the naming diagnostics."""
+    ctx, diags = _build(manifest, version, source, render=True)
+    assert ctx is not None
+    return ctx, diags
+
+
+def context_diagnostics(manifest: Manifest) -> list[Diagnostic]:
+    """What :func:`build_context` reports for ``manifest``, found by the same walk
+    (every name claimed in the same order, every template checked) without laying out
+    the module's statements: ``etwmc lint`` runs it on every manifest."""
+    return _build(manifest, "", "", render=False)[1]
+
+
+def _build(
+    manifest: Manifest, version: str, source: str, *, render: bool
+) -> tuple[ModuleCtx | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     file = manifest.path
     mod = Scope("name", Kind.GLOBAL, MODULE_SCOPE, file=file)
     structs: dict[str, str] = {}
     aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
     plans: dict[int, Plan] = {}  # id(template) -> its plan
+    checked: set[int] = set()  # id(template), when not rendering
     specs: list[SpecCtx] = []
     all_flags: list[str] = []
     providers: list[ProviderCtx] = []
@@ -221,15 +245,25 @@ def build_context(
     ]
     for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
         ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_SCOPE, file=file)
-        enums, d = _provider_enums(manifest, p, ns_scope)
+        enums, d = _provider_enums(manifest, p, ns_scope, render)
         diags.extend(d)
         diags.extend(ns_scope.diagnostics)
         descriptors = [descriptor(p, ev) for ev in p.events]
+        traits_bytes = _traits(p, diags)
+        if not render:
+            for ev, ident, d7 in zip(p.events, event_names[pi], descriptors, strict=True):
+                if ev.not_logged:
+                    continue
+                if ev.template is not None and ev.template.items and id(ev.template) not in checked:
+                    checked.add(id(ev.template))
+                    template_problems(ev.template, f"template {ev.template.tid!r}", diags)
+                _claim_functions(mod, ident, d7[4])
+            continue
         pairs, bits = enable_pairs(descriptors)
         flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
         all_flags.extend(flags)
         runtime = f"_p{pi}"
-        traits = pybytes(_traits(p, diags))
+        traits = pybytes(traits_bytes)
         events: list[EventCtx] = []
         layouts: list[str] = []
         for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
@@ -255,11 +289,7 @@ def build_context(
                 f"    id={id_},\n    version={ver},\n    channel={channel},\n"
                 f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
             )
-            # Claimed in this order: when names collide, the order decides the suffixes.
-            write = mod.claim(f"write_{ident}")
-            is_enabled = mod.claim(f"is_enabled_{ident}")
-            start = mod.claim(f"start_{ident}") if d7[4] == START_OPCODE else None
-            stop = mod.claim(f"stop_{ident}") if d7[4] == STOP_OPCODE else None
+            write, is_enabled, start, stop = _claim_functions(mod, ident, d7[4])
             events.append(
                 EventCtx(
                     ident=ident,
@@ -311,6 +341,8 @@ def build_context(
             )
         )
     diags.extend(mod.diagnostics)
+    if not render:
+        return None, diags
     ctx = ModuleCtx(
         version=version,
         source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
@@ -324,6 +356,19 @@ def build_context(
         providers=providers,
     )
     return ctx, diags
+
+
+def _claim_functions(
+    mod: Scope, ident: str, opcode: int
+) -> tuple[str, str, str | None, str | None]:
+    """An event's function names: ``write_``, ``is_enabled_``, and ``start_`` or ``stop_``
+    for start and stop events; claimed in this order, which decides the suffixes when
+    names collide."""
+    write = mod.claim(f"write_{ident}")
+    is_enabled = mod.claim(f"is_enabled_{ident}")
+    start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
+    stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
+    return write, is_enabled, start, stop
 
 
 def module_name(base: str) -> str:

@@ -10,12 +10,11 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
+from ..records import record
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .literals import pystr
@@ -35,7 +34,8 @@ _PY_TYPES: dict[int, str] = {
 _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
-class ParamCtx(NamedTuple):
+@record(kw_only=False)
+class ParamCtx:
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it
@@ -146,6 +146,21 @@ def _py_type(f: Field) -> str:
     return f"Sequence[{base}]" if _count(f) is not None else base
 
 
+def _unresolved(it: Field | Struct, where: str, diags: list[Diagnostic]) -> None:
+    diags.append(
+        diag(
+            E_UNRESOLVED,
+            it.span,
+            f"{where}: field {it.name!r} refers to a count or length field that is "
+            "not in the same template or struct",
+        )
+    )
+
+
+def _unknown_in_type(it: Field, where: str, diags: list[Diagnostic]) -> None:
+    diags.append(diag(E_UNRESOLVED, it.span, f"{where}: field {it.name!r} has an unknown inType"))
+
+
 def _specs(
     items: tuple[Field | Struct, ...] | tuple[Field, ...],
     where: str,
@@ -153,7 +168,8 @@ def _specs(
     diags: list[Diagnostic],
     indent: str = "    ",
 ) -> tuple[list[str], list[bool], list[str]]:
-    """Field-spec lines at ``indent``, which items are derived, and their Python types."""
+    """Field-spec lines at ``indent``, which items are derived, and their Python types.
+    :func:`_problems` reports what this reports, in the same order."""
     names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
     counted = _referenced(items)
     specs: list[str] = []
@@ -163,14 +179,7 @@ def _specs(
         count, count_ref, ok1 = _extent(_count(it), names)
         length, length_ref, ok2 = _extent(_length(it), names)
         if not (ok1 and ok2):
-            diags.append(
-                diag(
-                    E_UNRESOLVED,
-                    it.span,
-                    f"{where}: field {it.name!r} refers to a count or length field that is "
-                    "not in the same template or struct",
-                )
-            )
+            _unresolved(it, where, diags)
         is_derived = isinstance(it, Field) and it.name in counted
         members: list[str] = []
         if isinstance(it, Struct):
@@ -184,9 +193,7 @@ def _specs(
             code_: int = STRUCT_CODE
         else:
             if it.in_type is None:
-                diags.append(
-                    diag(E_UNRESOLVED, it.span, f"{where}: field {it.name!r} has an unknown inType")
-                )
+                _unknown_in_type(it, where, diags)
                 types.append("object")
                 code_ = -1
             else:
@@ -217,6 +224,20 @@ def _specs(
             specs.append(layout.call(indent, "_Field", args, ","))
         derived.append(is_derived)
     return specs, derived, types
+
+
+def _problems(
+    items: tuple[Field | Struct, ...] | tuple[Field, ...], where: str, diags: list[Diagnostic]
+) -> None:
+    """What :func:`_specs` reports for ``items``, in its order, without building specs."""
+    names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
+    for it in items:
+        if not (_extent(_count(it), names)[2] and _extent(_length(it), names)[2]):
+            _unresolved(it, where, diags)
+        if isinstance(it, Struct):
+            _problems(it.fields, where, diags)
+        elif it.in_type is None:
+            _unknown_in_type(it, where, diags)
 
 
 def _inline(
@@ -285,3 +306,13 @@ def plan_template(
     diags.extend(scope.diagnostics)
     inline = None if any(derived) else _inline(t.items, names, structs)
     return Plan(spec_name, specs, params, values, inline)
+
+
+def template_problems(t: Template, where: str, diags: list[Diagnostic]) -> None:
+    """What :func:`plan_template` reports for ``t``, in its order, without planning: the
+    count and length references and inTypes, then the parameter names."""
+    _problems(t.items, where, diags)
+    scope = Scope(f"field of {where}", Kind.PARAM, PARAM_SCOPE)
+    for it in t.items:
+        scope.claim(it.name, it.span)
+    diags.extend(scope.diagnostics)

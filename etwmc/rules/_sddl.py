@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import re
 
-_SID = re.compile(r"(?:[A-Z]{2}|S-1-(?:\d+|0x[0-9A-Fa-f]+)(?:-\d+)+)\Z")
-_GUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z")
-_NUMBER = re.compile(r"(?:0[xX][0-9A-Fa-f]+|\d+)\Z")
+# Patterns as text: the re module compiles each on first use (most manifests have no
+# channel access descriptor, and their runs skip the compiling).
+_SID = r"(?:[A-Z]{2}|S-1-(?:\d+|0x[0-9A-Fa-f]+)(?:-\d+)+)\Z"
+_GUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\Z"
+_NUMBER = r"(?:0[xX][0-9A-Fa-f]+|\d+)\Z"
 _ACE_TYPES = frozenset("A D OA OD AU AL OU OL ML XA XD XU ZA RA SP TL FL SCOPED_POLICY_ID".split())
 _SEVEN_FIELD_TYPES = frozenset("XA XD XU ZA RA".split())
 _ACE_FLAGS = frozenset("CI OI NP IO ID SA FA TP CR".split())
@@ -48,7 +50,7 @@ def sddl_problem(text: str) -> str | None:
         pos += 2
         if head in ("O:", "G:"):
             end = _component_end(s, pos)
-            if not _SID.match(s[pos:end]):
+            if not re.match(_SID, s[pos:end]):
                 return f"'{s[pos:end]}' after {head} is not a SID"
             pos = end
             continue
@@ -138,13 +140,13 @@ def _ace(body: str) -> str | None:
         return f"'{flags}' are not ACE flags"
     if not rights:
         return "the access rights are empty"
-    if not _NUMBER.match(rights) and (
+    if not re.match(_NUMBER, rights) and (
         len(rights) % 2 or any(rights[i : i + 2] not in _RIGHTS for i in range(0, len(rights), 2))
     ):
         return f"'{rights}' are not access rights"
     for g in (obj, inherit):
-        if g and not _GUID.match(g):
+        if g and not re.match(_GUID, g):
             return f"'{g}' is not a GUID"
-    if not _SID.match(sid):
+    if not re.match(_SID, sid):
         return f"'{sid}' is not a SID"
     return None

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from ..codes import E_INSERT_FORMAT, E_INSERT_NO_TEMPLATE, E_INSERT_RANGE
 from ..diagnostics import Diagnostic, diag
 from ..model import Event, Manifest
-from ..msgformat import inserts
+from ..msgformat import insert_fields
 from ._util import event_label
 
 
@@ -35,18 +35,20 @@ def event_messages(m: Manifest) -> Iterator[Diagnostic]:
 
 
 def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
+    found = insert_fields(text)
+    if not found:
+        return
     where = f"the message '{sid}' of {event_label(e)} (culture {culture})"
-    found = inserts(text)
-    for ins in found:
-        if not ins.closed:
+    for number, fmt, closed in found:
+        if not closed:
             yield diag(
                 E_INSERT_FORMAT,
                 e.span,
-                f"{where} has %{ins.number}!{ins.format} without the closing '!'",
-                hint=f"write %{ins.number}!{ins.format}! (or %{ins.number} alone)",
+                f"{where} has %{number}!{fmt} without the closing '!'",
+                hint=f"write %{number}!{fmt}! (or %{number} alone)",
                 attr="message",
             )
-    numbers = sorted({i.number for i in found})
+    numbers = sorted({number for number, _, _ in found})
     if not numbers:
         return
     if e.template is None:

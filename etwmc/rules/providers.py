@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..codes import E_CONTROL_GUID_NAME, E_EMPTY_FILE, E_PROVIDER_NAME, W_NO_FILE
@@ -21,13 +20,13 @@ from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
 from ._util import name_problem
 
-_HEX = re.compile(r"[0-9A-Fa-f]")
+_HEX = frozenset("0123456789ABCDEFabcdef")
 
 
 def guid_from_name_tail(name: str) -> str | None:
     """The last 32 hex digits of ``name`` read backwards (other characters skipped), as
     32 lower-case hex digits; None when the name has fewer than 32."""
-    digits = [c for c in name if _HEX.match(c)]
+    digits = [c for c in name if c in _HEX]
     if len(digits) < 32:
         return None
     return "".join(digits[-32:]).lower()

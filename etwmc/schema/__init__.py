@@ -19,20 +19,21 @@ schema cannot express or deliberately relaxes (see there).
 
 from __future__ import annotations
 
-import copy
 import functools
 import threading
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from ..diagnostics import Diagnostic
 from ..parse import Document
-from ..winmeta import ASM_NS, EVENTS_NS
-from .explain import Explainer, Target, local, namespace
+from ..winmeta import XS_NS
 from .extra import structure_rules
-from .index import SchemaIndex, read_index
+from .targets import targets
+
+if TYPE_CHECKING:
+    from .index import SchemaIndex
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
 
@@ -41,8 +42,12 @@ SCHEMA_FILE = "etwmc.xsd"
 
 @functools.cache
 def schema_path() -> Path:
-    """The schema file inside the installed package."""
-    return Path(str(resources.files(__package__).joinpath(SCHEMA_FILE)))
+    """The schema file inside the installed package.
+
+    Found beside this module rather than through :mod:`importlib.resources`, whose
+    import (with zipfile, tempfile and theirs) adds about 10 ms to every start: libxml2
+    reads the schema by file name, so the package is on a file system either way."""
+    return Path(__file__).with_name(SCHEMA_FILE)
 
 
 _per_thread = threading.local()
@@ -62,48 +67,36 @@ def load_schema() -> etree.XMLSchema:
 
 @functools.cache
 def schema_index() -> SchemaIndex:
+    # Imported here: only a document with schema errors or a misplaced manifest
+    # element needs the index, and most runs skip loading it (start-up cost).
+    from .index import read_index
+
     return read_index(schema_path())
+
+
+@functools.cache
+def declared_names() -> frozenset[str]:
+    """Every element name etwmc.xsd declares, read without building the index (the
+    structure rules ask it first, and most documents need nothing more)."""
+    tree = etree.parse(str(schema_path()))
+    names: list[str] = tree.xpath("//xs:element/@name", namespaces={"xs": XS_NS})
+    return frozenset(names)
 
 
 def schema_diagnostics(doc: Document) -> list[Diagnostic]:
     """Validate ``doc`` against etwmc.xsd; every problem becomes a diagnostic with the
     file, line and (where it can be found) column of the element or attribute."""
     schema = load_schema()
-    explainer = Explainer(doc, schema_index())
-    for target in _targets(doc):
+    # The explainer and the index it reads from the XSD are loaded only when a problem
+    # must be explained: a valid document never needs them (start-up cost).
+    explainer: Explainer | None = None
+    for target in targets(doc):
         if not schema.validate(target.root):
+            if explainer is None:
+                from .explain import Explainer
+
+                explainer = Explainer(doc, schema_index())
             explainer.add(target, list(schema.error_log))
-    out = explainer.finish()
-    out.extend(structure_rules(doc, schema_index()))
+    out = explainer.finish() if explainer is not None else []
+    out.extend(structure_rules(doc, schema_index, declared_names))
     return out
-
-
-def _same(elem: etree._Element) -> etree._Element:
-    return elem
-
-
-def _targets(doc: Document) -> list[Target]:
-    if not doc.wrapped:
-        return [Target(doc.root, _same)]
-    targets = [Target(events, _same) for events in doc.events]
-    loc = doc.localization
-    if loc is not None:
-        if namespace(loc.tag) == EVENTS_NS:
-            targets.append(Target(loc, _same))
-        else:
-            targets.append(_moved_localization(loc))
-    return targets
-
-
-def _moved_localization(loc: etree._Element) -> Target:
-    """A copy of an assembly-namespace <localization> with its assembly-namespace
-    elements moved into the manifest namespace.  deepcopy keeps source lines; the
-    copy has the same shape, so nodes pair up in document order."""
-    moved = copy.deepcopy(loc)
-    pairs: dict[etree._Element, etree._Element] = {}
-    for new, old in zip(moved.iter(), loc.iter(), strict=True):
-        if isinstance(new.tag, str):
-            pairs[new] = old
-            if namespace(new.tag) == ASM_NS:
-                new.tag = f"{{{EVENTS_NS}}}{local(new.tag)}"
-    return Target(moved, lambda elem: pairs.get(elem, loc))

@@ -14,10 +14,8 @@ diagnostic per problem:
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
 
 from lxml import etree
 
@@ -46,6 +44,7 @@ from ..diagnostics import Diagnostic, Span, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
 from .index import UNBOUNDED, SchemaIndex
+from .targets import Target, local, namespace
 
 _MESSAGE = re.compile(
     r"^Element '(?P<elem>[^']*)'(?:, attribute '(?P<attr>[^']*)')?: (?P<text>.*)$", re.S
@@ -78,24 +77,6 @@ _VALUE_ERRORS = (
 )
 UNKNOWN_ATTRS_SHOWN = 10  # per element; the rest are summed up in one diagnostic
 _HEX_DIGITS = {"HexInt8Type": 2, "HexInt16Type": 4, "HexInt32Type": 8, "HexInt64Type": 16}
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """One validated tree: its root (an element with a global declaration in the
-    schema), and how to get from a node of the validated tree to the document's node
-    (the localization of a component manifest is validated as a renamed copy)."""
-
-    root: etree._Element
-    original: Callable[[etree._Element], etree._Element]
-
-
-def local(tag: object) -> str:
-    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
-
-
-def namespace(tag: object) -> str:
-    return tag[1:].partition("}")[0] if isinstance(tag, str) and tag.startswith("{") else ""
 
 
 def _elements(parent: etree._Element) -> list[etree._Element]:
@@ -166,6 +147,10 @@ def _listing(names: Iterable[str]) -> str:
 
 
 def _close(word: str, choices: Iterable[str]) -> str | None:
+    # Imported here: only a misspelling needs it, and a valid manifest's run skips
+    # the import (start-up cost).
+    import difflib
+
     found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{found[0]}'?" if found else None
 

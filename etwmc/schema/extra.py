@@ -15,6 +15,8 @@ that mc rejects or silently ignores.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING
 
 from lxml import etree
 
@@ -27,8 +29,10 @@ from ..codes import (
 from ..diagnostics import Diagnostic, diag
 from ..parse import Document
 from ..winmeta import EVENTS_NS
-from .explain import local, namespace
-from .index import SchemaIndex
+from .targets import local, namespace
+
+if TYPE_CHECKING:
+    from .index import SchemaIndex
 
 _STRING_REF = re.compile(r"\$\(([Ss]tring|[Mm][Cc])\..*\)")
 _NS = f"{{{EVENTS_NS}}}"
@@ -36,13 +40,18 @@ _NS = f"{{{EVENTS_NS}}}"
 _FOREIGN = etree.XPath("descendant-or-self::*[namespace-uri() != $ns and namespace-uri(..) = $ns]")
 
 
-def structure_rules(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+def structure_rules(
+    doc: Document, index: Callable[[], SchemaIndex], declared: Callable[[], Collection[str]]
+) -> list[Diagnostic]:
+    """The rules above.  ``index`` gives the schema's index and ``declared`` the element
+    names the schema declares: only an element in another namespace needs them, and the
+    index only one with a declared name (so most documents never have it read)."""
     out: list[Diagnostic] = []
     for events in doc.events:
         for provider in events.iterchildren(f"{_NS}provider"):
             out.extend(_maps(doc, provider))
             out.extend(_task_grouped(doc, provider))
-    out.extend(_foreign(doc, index))
+    out.extend(_foreign(doc, index, declared))
     return out
 
 
@@ -88,16 +97,22 @@ def _task_grouped(doc: Document, provider: etree._Element) -> list[Diagnostic]:
     ]
 
 
-def _foreign(doc: Document, index: SchemaIndex) -> list[Diagnostic]:
+def _foreign(
+    doc: Document, index: Callable[[], SchemaIndex], declared: Callable[[], Collection[str]]
+) -> list[Diagnostic]:
     out = []
     roots = [doc.root] if not doc.wrapped else list(doc.events)
     for root in roots:
         for elem in _FOREIGN(root, ns=EVENTS_NS):
+            # A name the schema declares nowhere is no child of any type (UserData's
+            # own elements, mostly): nothing to look up.
+            if local(elem.tag) not in declared():
+                continue
             chain, node = [], elem.getparent()
             while node is not None and node is not root:
                 chain.append(local(node.tag))
                 node = node.getparent()
-            decl = index.type_of_path([local(root.tag), *reversed(chain)])
+            decl = index().type_of_path([local(root.tag), *reversed(chain)])
             # Only where the schema let it through as an extension; elsewhere the XSD
             # has already reported it.
             if decl is None or not decl.other_elements or local(elem.tag) not in decl.children:

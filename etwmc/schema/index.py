@@ -18,11 +18,11 @@ Rules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
+from ..records import record
 from ..winmeta import EVENTS_NS
 
 XSD_NS = "http://www.w3.org/2001/XMLSchema"
@@ -30,27 +30,41 @@ _XS = f"{{{XSD_NS}}}"
 UNBOUNDED = 1 << 30
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class AttrDecl:
     name: str
     type: str  # "GUIDType", "xs:boolean", ...
     required: bool
 
 
-@dataclass(slots=True)
 class TypeDecl:
-    name: str
-    attrs: dict[str, AttrDecl] = field(default_factory=dict)
-    children: dict[str, str] = field(default_factory=dict)  # element name -> type name
-    max_occurs: dict[str, int] = field(default_factory=dict)  # element name -> max count
-    ordered: bool = False  # a sequence of several particles: order matters
-    group_max: int = UNBOUNDED  # a top-level choice with a finite maxOccurs (channels: 8)
-    order: list[str] = field(default_factory=list)  # for ordered types: "data/struct", "binary"
-    simple: bool = False  # simple-typed element (publishing/level ...)
-    other_elements: bool = False  # an xs:any for elements of other namespaces
+    """A complex type, filled in while the schema is read."""
+
+    __slots__ = (
+        "name",
+        "attrs",
+        "children",
+        "max_occurs",
+        "ordered",
+        "group_max",
+        "order",
+        "simple",
+        "other_elements",
+    )
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.attrs: dict[str, AttrDecl] = {}
+        self.children: dict[str, str] = {}  # element name -> type name
+        self.max_occurs: dict[str, int] = {}  # element name -> max count
+        self.ordered = False  # a sequence of several particles: order matters
+        self.group_max = UNBOUNDED  # a top-level choice with a finite maxOccurs (channels: 8)
+        self.order: list[str] = []  # for ordered types: "data/struct", "binary"
+        self.simple = False  # simple-typed element (publishing/level ...)
+        self.other_elements = False  # an xs:any for elements of other namespaces
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class SchemaIndex:
     globals: dict[str, str]  # global element name -> type name
     types: dict[str, TypeDecl]

@@ -29,6 +29,7 @@ Rules (binary-formats.md §2 and §1.6, checked against mc's outputs):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import re
@@ -55,6 +56,9 @@ from .crim import (
 _SUBST = re.compile(r"%(\d+)")
 
 
+# A template's element and attribute names repeat (Data, Name, EventData ...): each is
+# hashed once.
+@functools.lru_cache(maxsize=1024)
 def name_hash(name: str) -> int:
     """mc's 16-bit hash of an element or attribute name (over UTF-16 code units)."""
     h = 0
@@ -211,10 +215,35 @@ def _units(s: str) -> bytes:
     return s.encode("utf-16-le", "surrogatepass")[: 2 * MAX_UNITS]
 
 
+def _all_short(template: Template) -> bool:
+    """Whether every text of the template that its BinXML can hold (names, attribute
+    names and values, namespace prefixes and URIs) has at most ``MAX_UNITS // 2``
+    characters, so that none can take more than :data:`MAX_UNITS` UTF-16 code units."""
+    limit = MAX_UNITS // 2
+    if template.name is not None and len(template.name) > limit:
+        return False
+    if any(len(item.name) > limit for item in template.items):
+        return False
+    nodes = [template.user_data] if template.user_data is not None else []
+    while nodes:
+        node = nodes.pop()
+        texts = [node.tag[1]]
+        for (_, name), value in node.attrs:
+            texts += (name, value)
+        for prefix, uri in node.nsmap:
+            texts += (prefix or "", uri)
+        if any(len(t) > limit for t in texts):
+            return False
+        nodes.extend(node.children)
+    return True
+
+
 def oversized(template: Template) -> list[tuple[str, int]]:
     """(start of the text, length in UTF-16 code units) of every name or attribute
     value of the template's BinXML that is longer than :data:`MAX_UNITS`."""
     out: list[tuple[str, int]] = []
+    if _all_short(template):
+        return out
 
     def walk(el: _Elem) -> None:
         for text in (el.name, *(part for local, _, value in el.attrs for part in (local, value))):

@@ -36,9 +36,17 @@ def _entry_text(text: str) -> bytes:
     return data + b"\0" * (-len(data) % 4)
 
 
+# Manifest strings this long or shorter always fit: table_text at most doubles a text,
+# a character takes at most two UTF-16 code units, and the entry adds its suffix, at
+# most 3 bytes of padding and its 4-byte header: 8 * n + 19 <= 0xFFFF.
+_ALWAYS_FITS = (0xFFFF - 19) // 8
+
+
 def fits(text: str) -> bool:
     """Whether manifest string ``text`` fits in one message table entry (u16 length,
     header included)."""
+    if len(text) <= _ALWAYS_FITS:
+        return True
     return len(_entry_text(table_text(text))) + 4 <= 0xFFFF
 
 
