@@ -15,7 +15,6 @@ import importlib
 import io
 import os
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,11 +30,42 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stoppe
 REPORT_URL = "https://github.com/etwmc/etwmc/issues"
 
 
+def _columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` finds it (``COLUMNS``,
+    then standard output's terminal, then 80)."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's layout, given its width: argparse would import shutil (with bz2,
+    lzma and zlib) to measure the terminal on every run, help or not (start-up cost)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
+        )
+
+
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser: every command with its summary, and the arguments of the command
     ``argv`` names (its module is the only one imported: :mod:`etwmc.commands`)."""
     parser = argparse.ArgumentParser(
-        prog="etwmc", description="Instrumentation-manifest compiler for Event Tracing for Windows."
+        prog="etwmc",
+        description="Instrumentation-manifest compiler for Event Tracing for Windows.",
+        formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"etwmc {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -43,7 +73,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for command in COMMANDS:
         extra: dict[str, Any] = {"add_help": False, "prefix_chars": "\0"} if command.raw else {}
-        p = sub.add_parser(command.name, help=command.summary, **extra)
+        p = sub.add_parser(command.name, help=command.summary, formatter_class=_Formatter, **extra)
         if command.name == chosen:
             module = importlib.import_module(command.module)
             p.description = module.DESCRIPTION
@@ -137,6 +167,8 @@ def _silence_stdout() -> None:
 
 
 def raise_internal(e: BaseException) -> None:
+    import traceback  # only after an internal error: start-up cost of every run
+
     tb = traceback.extract_tb(e.__traceback__)
     where = f" at {tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
     print(f"etwmc: internal error: {type(e).__name__}: {e}{where}", file=sys.stderr)

@@ -13,7 +13,6 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; w
 from __future__ import annotations
 
 import keyword
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
@@ -23,18 +22,19 @@ from .emit import default_base
 from .emit import name_problem as file_name_problem
 from .model import Manifest
 from .options import CompileOptions
+from .records import record
 from .selection import Selection, apply
 from .validate import check_bytes, check_file
 
 DEFAULT_OPTIONS = CompileOptions()
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class CompileResult:
     """Planned outputs (file name -> bytes; empty when there are errors) and diagnostics."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: dict[str, bytes]
+    diagnostics: list[Diagnostic]
 
     @property
     def ok(self) -> bool:

@@ -27,9 +27,10 @@ lists, ``--extend-select``/``--extend-ignore`` add to them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
+from .records import record
 from .selection import Selection, SelectorError, check_selectors
 
 LINT_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "per-file-ignores")
@@ -39,11 +40,11 @@ class ConfigFileError(ValueError):
     """The configuration file cannot be read or has a wrong value; says where."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Config:
     path: Path | None = None  # the file it came from; None when there is none
-    table: Mapping[str, object] = field(default_factory=dict)  # the compile keys
-    lint: Mapping[str, object] = field(default_factory=dict)
+    table: Mapping[str, object] = MappingProxyType({})  # the compile keys
+    lint: Mapping[str, object] = MappingProxyType({})
 
     @property
     def root(self) -> Path:

@@ -13,10 +13,10 @@ Python module and the C header alike).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
+from .records import record
 
 START_OPCODE = 1
 STOP_OPCODE = 2
@@ -94,7 +94,7 @@ def traits_blob(provider: Provider) -> bytes:
 _Item = TypeVar("_Item", Channel, Level, Task, Opcode, Keyword)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ProviderItems:
     """What a provider's metadata lists, before any sorting (:func:`provider_items`)."""
 

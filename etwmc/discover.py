@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,12 +38,14 @@ _ROOT = f"{{{EVENTS_NS}}}instrumentationManifest"
 _ASSEMBLY = f"{{{ASM_NS}}}assembly"
 
 
-@dataclass(slots=True)
 class Found:
     """The manifests found (in order, without repeats) and the paths that do not exist."""
 
-    files: list[Path] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)
+    __slots__ = ("files", "missing")
+
+    def __init__(self) -> None:
+        self.files: list[Path] = []
+        self.missing: list[str] = []
 
 
 def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> Found:

@@ -31,8 +31,6 @@ power cut.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 from collections.abc import Iterable, Mapping
@@ -116,7 +114,13 @@ def _bak(folder: Path, name: str, token: str) -> Path:
     return folder / f".{name}.{token}.bak"
 
 
+# hashlib and json are imported by the functions that write or read a journal: lint
+# imports this module for its name checks only, and both imports are start-up cost.
+
+
 def _sha(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -214,6 +218,8 @@ class _Transaction:
             self.entries.append(_Entry(name, old, _sha(self.files[name])))
         files = [{"name": e.name, "old": e.old, "new": e.new} for e in self.entries]
         part = self.journal.with_name(self.journal.name + ".tmp")
+        import json
+
         part.write_text(json.dumps({"etwmc-journal": 1, "files": files}), encoding="utf-8")
         os.replace(part, self.journal)
 
@@ -253,6 +259,8 @@ _BINARY = getattr(os, "O_BINARY", 0)
 def _journal_entries(path: Path) -> list[_Entry] | None:
     """A journal's entries; None when it is not one etwmc wrote (only plain output
     names and hashes are taken from it, so it can never point outside its folder)."""
+    import json
+
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         entries = [_Entry(f["name"], f["old"], f["new"]) for f in doc["files"]]

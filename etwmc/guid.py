@@ -20,7 +20,6 @@ GUID that looks random is never questioned, whatever the name.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import uuid
 from typing import Final
@@ -45,6 +44,8 @@ _MIN_DISTINCT: Final = 8
 
 def provider_guid(name: str) -> uuid.UUID:
     """The GUID EventSource and TraceLogging derive from a provider name."""
+    import hashlib  # start-up cost: lint and compile import this module for its types
+
     digest = bytearray(hashlib.sha1(_NAMESPACE + name.upper().encode("utf-16-be")).digest()[:16])
     digest[7] = (digest[7] & 0x0F) | 0x50
     return uuid.UUID(bytes_le=bytes(digest))

@@ -9,20 +9,20 @@ codes, reporting) is :mod:`etwmc.commands.lint`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .compile import output_checks
 from .diagnostics import Diagnostic, finalize
+from .records import record
 from .validate import check_bytes, check_file
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Linted:
     """One manifest's diagnostics, and its source lines (for suppression comments)."""
 
     path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Diagnostic]
     lines: Sequence[str] = ()
 
 

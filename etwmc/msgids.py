@@ -51,18 +51,18 @@ case.
 
 from __future__ import annotations
 
-import threading
+import _thread  # the lock without threading.py's import (start-up cost)
 from collections import OrderedDict
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 from . import winmeta as wm
 from .codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
 from .descriptors import provider_items
 from .diagnostics import Diagnostic, Span, diag
 from .model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
+from .records import record
 
 NO_MESSAGE: Final = 0xFFFFFFFF  # what the metadata stores for an item without a message
 
@@ -76,11 +76,10 @@ def keyword_value(mask: int) -> int:
     return mask.bit_length()
 
 
-def _frozen() -> MappingProxyType[str, int]:
-    return MappingProxyType({})
+_EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class MessageIds:
     """Message ids of one manifest.
 
@@ -93,11 +92,11 @@ class MessageIds:
     its mappings are read-only, and ``diagnostics`` must not be changed in place.
     """
 
-    strings: Mapping[str, int] = field(default_factory=_frozen)
-    winmeta: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
-    winmeta_channels: Mapping[str, int] = field(default_factory=_frozen)
-    builtins: Mapping[tuple[str, str], int] = field(default_factory=lambda: MappingProxyType({}))
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    strings: Mapping[str, int] = _EMPTY
+    winmeta: Mapping[int, str] = _EMPTY
+    winmeta_channels: Mapping[str, int] = _EMPTY
+    builtins: Mapping[tuple[str, str], int] = _EMPTY
+    diagnostics: Sequence[Diagnostic] = ()
 
     def _of(self, string_id: str | None) -> int:
         if string_id is None:
@@ -160,15 +159,17 @@ def is_global_channel(c: Channel | None) -> bool:
 OVERFLOW_TAG = 0xE  # a tag mc's formula never produces: ids for providers 17 and up
 
 
-@dataclass(slots=True)
 class _Draft:
     """The ids while they are being assigned (:class:`MessageIds` is read-only)."""
 
-    strings: dict[str, int] = field(default_factory=dict)
-    winmeta: dict[int, str] = field(default_factory=dict)
-    winmeta_channels: dict[str, int] = field(default_factory=dict)
-    builtins: dict[tuple[str, str], int] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    __slots__ = ("strings", "winmeta", "winmeta_channels", "builtins", "diagnostics")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, int] = {}
+        self.winmeta: dict[int, str] = {}
+        self.winmeta_channels: dict[str, int] = {}
+        self.builtins: dict[tuple[str, str], int] = {}
+        self.diagnostics: list[Diagnostic] = []
 
     def freeze(self) -> MessageIds:
         return MessageIds(
@@ -446,7 +447,7 @@ class _PerModel:
     def __init__(self, size: int) -> None:
         self.size = size
         self._entries: OrderedDict[int, tuple[Manifest, MessageIds]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
 
     def __call__(self, manifest: Manifest) -> MessageIds:
         key = id(manifest)

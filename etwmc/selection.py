@@ -26,10 +26,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 from .codes import N_UNUSED_SUPPRESSION
 from .diagnostics import Diagnostic, Severity, Span, diag
+from .records import record, replace
 
 _SELECTOR = re.compile(r"ETW\d{0,3}\Z")
 _COMMENT = re.compile(r"<!--\s*etwmc:\s*(ignore(?:-file)?)\s*(?:\[([^\]]*)\])?\s*-->")
@@ -49,11 +50,11 @@ def check_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Selection:
     select: tuple[str, ...] = ("ETW",)
     ignore: tuple[str, ...] = ()
-    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    per_file_ignores: Mapping[str, tuple[str, ...]] = MappingProxyType({})
     root: str | None = None  # per-file patterns are relative to this folder
 
     def extended(self, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Selection:
@@ -88,7 +89,7 @@ class Selection:
         return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class _Suppression:
     line: int  # the line it covers (0: the whole file)
     written_at: int

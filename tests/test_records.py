@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from etwmc.records import record, record_fields
+from etwmc.records import record, record_fields, replace
 
 
 @record
@@ -167,3 +167,53 @@ def test_field_names_are_the_records_own_whatever_they_are() -> None:
     with pytest.raises(TypeError, match="'_1'"):
         Swapped()  # type: ignore[call-arg]
     assert Swapped.__init__.__qualname__.endswith("Swapped.__init__")
+
+
+def test_replace_matches_dataclasses_replace() -> None:
+    p = Point(x=1, y=2, label="a")
+    q = replace(p, y=5)
+    assert (q.x, q.y, q.label) == (1, 5, "a") and p.y == 2
+    assert dataclasses.replace(PointDC(x=1, y=2, label="a"), y=5) == PointDC(x=1, y=5, label="a")
+    with pytest.raises(TypeError, match="no field 'z'"):
+        replace(p, z=1)
+
+
+@record
+class Checked:
+    low: int
+    high: int = 10
+
+    def __post_init__(self) -> None:
+        if self.low > self.high:
+            raise ValueError(f"{self.low} > {self.high}")
+
+
+def test_post_init_runs_after_init_and_on_replace() -> None:
+    assert Checked(low=3).high == 10
+    with pytest.raises(ValueError, match="11 > 10"):
+        Checked(low=11)
+    with pytest.raises(ValueError, match="3 > 2"):
+        replace(Checked(low=3), high=2)
+
+
+def test_assigning_raises_frozen_instance_error_without_importing_dataclasses_first() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from etwmc.records import record\n"
+        "assert 'dataclasses' not in sys.modules\n"
+        "@record\n"
+        "class R:\n"
+        "    a: int\n"
+        "r = R(a=1)\n"
+        "try:\n"
+        "    r.a = 2\n"
+        "except AttributeError as e:\n"
+        "    import dataclasses\n"
+        "    assert isinstance(e, dataclasses.FrozenInstanceError)\n"
+        "    print('frozen')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "frozen"

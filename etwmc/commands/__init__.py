@@ -9,10 +9,10 @@ command module has ``DESCRIPTION``, ``configure(parser)`` and ``run(args) -> int
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(kw_only=False)
 class Command:
     name: str
     summary: str

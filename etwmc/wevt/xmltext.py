@@ -65,9 +65,7 @@ _PATH_ABSOLUTE = f"/(?:{_SEGMENT_NZ}(?:/{_SEGMENT})*)?"
 _QUERY_FRAGMENT = f"(?:\\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?"
 _HIER = f"(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_SEGMENT_NZ}(?:/{_SEGMENT})*|)"
 _RELATIVE = f"(?://{_AUTHORITY}{_PATH_ABEMPTY}|{_PATH_ABSOLUTE}|{_SEGMENT_NZ_NC}(?:/{_SEGMENT})*|)"
-_URI_REFERENCE_RE = re.compile(
-    f"(?:[A-Za-z][A-Za-z0-9+\\-.]*:{_HIER}|{_RELATIVE}){_QUERY_FRAGMENT}"
-)
+_URI_REFERENCE = f"(?:[A-Za-z][A-Za-z0-9+\\-.]*:{_HIER}|{_RELATIVE}){_QUERY_FRAGMENT}"
 
 
 def first_bad_char(text: str) -> int | None:
@@ -91,7 +89,9 @@ def is_qname(name: str) -> bool:
 
 
 def is_uri_reference(text: str) -> bool:
-    return _URI_REFERENCE_RE.fullmatch(text) is not None
+    # Compiled on first use (re caches it): only namespace-qualified UserData asks,
+    # and compiling it costs milliseconds at every start.
+    return re.fullmatch(_URI_REFERENCE, text) is not None
 
 
 def utf16_offset(text: str, index: int) -> int:
