@@ -48,7 +48,9 @@ SHELL = CORPUS / "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Shell
 X86 = TRACES / "perfview_net.4.5.2.x86.etl"
 X86_EVENTS = 168_298
 PY = sys.executable
-ETWMC = [PY, "-m", "etwmc"]
+# The console script users run (``etwmc ...``), when installed beside the interpreter.
+_SCRIPT = Path(PY).with_name("etwmc")
+ETWMC = [str(_SCRIPT)] if _SCRIPT.exists() else [PY, "-m", "etwmc"]
 
 
 @dataclass(frozen=True)

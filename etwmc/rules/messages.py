@@ -38,42 +38,45 @@ def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
     found = insert_fields(text)
     if not found:
         return
-    where = f"the message '{sid}' of {event_label(e)} (culture {culture})"
+    # Most messages are fine: the description of the place is made only for a problem.
     for number, fmt, closed in found:
         if not closed:
             yield diag(
                 E_INSERT_FORMAT,
                 e.span,
-                f"{where} has %{number}!{fmt} without the closing '!'",
+                f"{_where(e, sid, culture)} has %{number}!{fmt} without the closing '!'",
                 hint=f"write %{number}!{fmt}! (or %{number} alone)",
                 attr="message",
             )
-    numbers = sorted({number for number, _, _ in found})
-    if not numbers:
-        return
     if e.template is None:
+        first = min(number for number, _, _ in found)
         yield diag(
             E_INSERT_NO_TEMPLATE,
             e.span,
-            f"{where} inserts %{numbers[0]}, but the event has no template, so there "
-            "is nothing to insert",
+            f"{_where(e, sid, culture)} inserts %{first}, but the event has no template, so "
+            "there is nothing to insert",
             hint='add template="..." to the event, or write %% for a literal percent sign',
             attr="message",
         )
         return
-    count = len(e.template.properties)
-    beyond = [n for n in numbers if n > count]
-    if beyond:
-        shown = ", ".join(f"%{n}" for n in beyond)
-        yield diag(
-            E_INSERT_RANGE,
-            e.span,
-            f"{where} inserts {shown}, but template '{e.template.tid}' has "
-            f"{count} top-level {'property' if count == 1 else 'properties'}",
-            hint=(
-                f"inserts run from %1 to %{count}"
-                if count
-                else "the template has no properties: remove the inserts"
-            ),
-            attr="message",
-        )
+    count = len(e.template.items)  # the top-level properties, which %n numbers
+    if max(number for number, _, _ in found) <= count:
+        return
+    beyond = sorted({number for number, _, _ in found if number > count})
+    shown = ", ".join(f"%{n}" for n in beyond)
+    yield diag(
+        E_INSERT_RANGE,
+        e.span,
+        f"{_where(e, sid, culture)} inserts {shown}, but template '{e.template.tid}' has "
+        f"{count} top-level {'property' if count == 1 else 'properties'}",
+        hint=(
+            f"inserts run from %1 to %{count}"
+            if count
+            else "the template has no properties: remove the inserts"
+        ),
+        attr="message",
+    )
+
+
+def _where(e: Event, sid: str, culture: str) -> str:
+    return f"the message '{sid}' of {event_label(e)} (culture {culture})"
