@@ -43,6 +43,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.runtime",),
     ("etwmc.winmeta",),  # the win: tables and type codes, standard library only: both worlds
     ("etwmc.records",),  # frozen slotted record classes, cheap to define
+    ("etwmc.record_shapes",),  # their __init__ code, generated, loaded from bytecode
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)

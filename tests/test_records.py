@@ -217,3 +217,30 @@ def test_assigning_raises_frozen_instance_error_without_importing_dataclasses_fi
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "frozen"
+
+
+def test_the_shapes_module_is_what_records_generates() -> None:
+    # etwmc/record_shapes.py is generated; regenerate it with
+    # python -c "from etwmc.records import shapes_module; print(shapes_module(), end='')"
+    from pathlib import Path
+
+    import etwmc.records as records
+
+    shipped = Path(records.__file__).with_name("record_shapes.py").read_text(encoding="utf-8")
+    assert shipped == records.shapes_module()
+
+
+def test_records_take_their_init_code_from_the_shapes_module() -> None:
+    import etwmc.record_shapes as shapes
+    import etwmc.records as records
+
+    for count in (0, 1, 5, records.SHAPES_MAX):
+        for kw_only in (False, True):
+            made = getattr(shapes, records.shape_name(count, kw_only))
+            assert records._init_code(count, kw_only) is made.__code__
+    # A larger record still works, its __init__ compiled for it.
+    wide = record(type("Wide", (), {"__annotations__": {f"f{i}": "int" for i in range(40)}}))
+    w = wide(**{f"f{i}": i for i in range(40)})
+    assert (w.f0, w.f39) == (0, 39)
+    assert records._init_code(40, True).co_argcount == 1
+    assert records._init_code(40, True).co_kwonlyargcount == 40
