@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
 from .records import record
+from .traits import build_traits
 
 START_OPCODE = 1
 STOP_OPCODE = 2
@@ -78,10 +79,6 @@ def traits_blob(provider: Provider) -> bytes:
     include_name = bool(t and t.include_name)
     if provider.control_guid is None and group is None and not include_name:
         return b""
-    # Imported here: importing the runtime package costs more than the rest of the
-    # generator's imports, and most providers have no traits.
-    from .runtime.traits import build_traits
-
     return build_traits(
         provider.name if include_name else "",
         group,

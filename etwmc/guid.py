@@ -86,8 +86,12 @@ def guid_hint(manifest: Manifest) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for p in manifest.providers:
+        # The cheap test first: deriving a GUID imports hashlib (OpenSSL), which a
+        # manifest whose GUIDs look generated never needs.
+        if not looks_hand_made(p.guid):
+            continue
         derived = provider_guid(p.name)
-        if p.guid == derived or not looks_hand_made(p.guid):
+        if p.guid == derived:
             continue
         if is_eventsource_name(p.name):
             hint = (

@@ -41,7 +41,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.pytest_plugin",),  # the runtime world: what applications and their tests import
     ("etwmc.testing",),
     ("etwmc.runtime",),
-    ("etwmc.winmeta",),  # the win: tables and type codes, standard library only: both worlds
+    # Standard library only, for both worlds: the win: tables and type codes, and the
+    # provider-traits blob.
+    ("etwmc.winmeta", "etwmc.traits"),
     ("etwmc.records",),  # frozen slotted record classes, cheap to define
     ("etwmc.record_shapes",),  # their __init__ code, generated, loaded from bytecode
     ("etwmc",),
@@ -129,7 +131,7 @@ def test_no_cycle_between_parts() -> None:
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
 def test_the_runtime_world_stands_apart(module: str) -> None:
     """What applications import (the runtime, and the pytest fixture over it) reaches
-    nothing of the compiler: only the stdlib-only win: tables."""
+    nothing of the compiler: only the stdlib-only win: tables and traits blob."""
     reached = defaultdict(set)
     for m, targets in GRAPH.items():
         if m == module or m.startswith(module + "."):
@@ -137,6 +139,7 @@ def test_the_runtime_world_stands_apart(module: str) -> None:
                 if not t.startswith(("etwmc.runtime", "etwmc.testing")) and t not in (
                     "etwmc",
                     "etwmc.winmeta",
+                    "etwmc.traits",
                 ):
                     reached[m].add(t)
     assert dict(reached) == {}

@@ -164,3 +164,28 @@ def test_internal_error_is_reported_not_raised(
     assert main(["lint", str(files[0])]) == 2
     err = capsys.readouterr().err
     assert "internal error" in err and "please report" in err and "Traceback" not in err
+
+
+# What a lint of a valid manifest must not import: each costs start-up time on every
+# run and is only needed on some other path (an internal error, --format json, a
+# configuration file, a compile, a hand-made GUID, an unknown name, a generated module).
+_NOT_ON_THE_LINT_PATH = (
+    "black", "jinja2", "dataclasses", "difflib", "hashlib", "json", "pathspec",
+    "shutil", "threading", "tomllib", "traceback", "etwmc.runtime", "etwmc.wevt.writer",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["real_world_forms.man", "sixteen_providers.man"])
+def test_a_lint_imports_only_what_it_uses(tmp_path: Path, name: str) -> None:
+    manifest = Path(__file__).resolve().parent / "manifests" / "valid" / name
+    probe = (
+        "import sys, io, contextlib\n"
+        "from etwmc.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['lint', {str(manifest)!r}]) == 0\n"
+        f"print(sorted(m for m in sys.modules if m in {_NOT_ON_THE_LINT_PATH!r}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
+    ).stdout
+    assert out.strip() == "[]"
