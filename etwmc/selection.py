@@ -32,8 +32,10 @@ from .codes import N_UNUSED_SUPPRESSION
 from .diagnostics import Diagnostic, Severity, Span, diag
 from .records import record, replace
 
-_SELECTOR = re.compile(r"ETW\d{0,3}\Z")
-_COMMENT = re.compile(r"<!--\s*etwmc:\s*(ignore(?:-file)?)\s*(?:\[([^\]]*)\])?\s*-->")
+# Compiled on first use (re caches them): most runs name no selector and have no
+# suppression comment, and compiling both costs a millisecond at every start.
+_SELECTOR = r"ETW\d{0,3}\Z"
+_COMMENT = r"<!--\s*etwmc:\s*(ignore(?:-file)?)\s*(?:\[([^\]]*)\])?\s*-->"
 
 
 class SelectorError(ValueError):
@@ -44,7 +46,7 @@ def check_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
     out = []
     for s in selectors:
         t = s.strip().upper()
-        if not _SELECTOR.match(t):
+        if not re.match(_SELECTOR, t):
             raise SelectorError(f"{where}: '{s}' is not a code or a code prefix such as ETW4")
         out.append(t)
     return tuple(out)
@@ -102,9 +104,10 @@ def suppressions(lines: Sequence[str]) -> list[_Suppression]:
         return []
     out: list[_Suppression] = []
     pending: list[tuple[int, tuple[str, ...]]] = []
+    comment = re.compile(_COMMENT)
     for number, line in enumerate(lines, 1):
-        comments = list(_COMMENT.finditer(line))
-        rest = _COMMENT.sub("", line).strip()
+        comments = list(comment.finditer(line))
+        rest = comment.sub("", line).strip()
         markup = bool(rest) and not (rest.startswith("<!--") and rest.endswith("-->"))
         if markup and pending:
             out.extend(_Suppression(number, at, sel) for at, sel in pending)

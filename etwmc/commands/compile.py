@@ -13,8 +13,6 @@ usage (an unreadable manifest, an unusable name, an output that cannot be writte
 from __future__ import annotations
 
 import argparse
-import difflib
-import shlex
 import sys
 from pathlib import Path
 
@@ -206,6 +204,8 @@ def _change_summary(path: Path, new: bytes, why: str) -> str:
         lines = new.decode("utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return ""
+    import difflib  # --check of a stale output only: start-up cost of every compile
+
     added = removed = 0
     for line in difflib.unified_diff(old, lines, lineterm="", n=0):
         if line.startswith("+") and not line.startswith("+++"):
@@ -238,4 +238,6 @@ def regenerate_command(args: argparse.Namespace, manifest: str, opts: CompileOpt
         )
         if on
     ]
+    import shlex  # --check of a stale output only (start-up cost)
+
     return " ".join(shlex.quote(w) for w in words)
