@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from .digest import sha256_hex
 from .records import record
 
 JOURNAL_PREFIX = ".etwmc-journal-"
@@ -114,14 +115,34 @@ def _bak(folder: Path, name: str, token: str) -> Path:
     return folder / f".{name}.{token}.bak"
 
 
-# hashlib and json are imported by the functions that write or read a journal: lint
-# imports this module for its name checks only, and both imports are start-up cost.
+# json is imported to read a journal back, and to write one only when a name needs
+# escaping: lint imports this module for its name checks only, and a compile's names
+# are plain ASCII (start-up cost).
+_PLAIN_JSON = frozenset(map(chr, range(0x20, 0x7F))) - {'"', "\\"}
+
+
+def _json_string(text: str | None) -> str:
+    if text is None:
+        return "null"
+    if set(text) <= _PLAIN_JSON:
+        return f'"{text}"'
+    import json
+
+    return json.dumps(text)
+
+
+def _journal_json(entries: Iterable[_Entry]) -> str:
+    """The journal as ``json.dumps`` writes ``{"etwmc-journal": 1, "files": [...]}``."""
+    files = ", ".join(
+        f'{{"name": {_json_string(e.name)}, "old": {_json_string(e.old)}, '
+        f'"new": {_json_string(e.new)}}}'
+        for e in entries
+    )
+    return f'{{"etwmc-journal": 1, "files": [{files}]}}'
 
 
 def _sha(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
+    return sha256_hex(data)
 
 
 def write_all(
@@ -216,11 +237,8 @@ class _Transaction:
             final = self.folder / name
             old = _sha(final.read_bytes()) if final.exists() else None
             self.entries.append(_Entry(name, old, _sha(self.files[name])))
-        files = [{"name": e.name, "old": e.old, "new": e.new} for e in self.entries]
         part = self.journal.with_name(self.journal.name + ".tmp")
-        import json
-
-        part.write_text(json.dumps({"etwmc-journal": 1, "files": files}), encoding="utf-8")
+        part.write_text(_journal_json(self.entries), encoding="utf-8")
         os.replace(part, self.journal)
 
     def _write_temporaries(self) -> None:

@@ -26,6 +26,7 @@ from typing import Final
 
 from .codes import N_HAND_MADE_GUID
 from .diagnostics import Diagnostic, diag
+from .digest import sha1
 from .model import Manifest
 
 _NAMESPACE: Final = bytes.fromhex("482C2DB2C39047C887F81A15BFC130FB")
@@ -44,9 +45,7 @@ _MIN_DISTINCT: Final = 8
 
 def provider_guid(name: str) -> uuid.UUID:
     """The GUID EventSource and TraceLogging derive from a provider name."""
-    import hashlib  # start-up cost: lint and compile import this module for its types
-
-    digest = bytearray(hashlib.sha1(_NAMESPACE + name.upper().encode("utf-16-be")).digest()[:16])
+    digest = bytearray(sha1(_NAMESPACE + name.upper().encode("utf-16-be"))[:16])
     digest[7] = (digest[7] & 0x0F) | 0x50
     return uuid.UUID(bytes_le=bytes(digest))
 
@@ -86,8 +85,7 @@ def guid_hint(manifest: Manifest) -> list[Diagnostic]:
     """
     out: list[Diagnostic] = []
     for p in manifest.providers:
-        # The cheap test first: deriving a GUID imports hashlib (OpenSSL), which a
-        # manifest whose GUIDs look generated never needs.
+        # The cheap test first: a GUID that looks generated needs no derived one.
         if not looks_hand_made(p.guid):
             continue
         derived = provider_guid(p.name)

@@ -41,9 +41,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.pytest_plugin",),  # the runtime world: what applications and their tests import
     ("etwmc.testing",),
     ("etwmc.runtime",),
-    # Standard library only, for both worlds: the win: tables and type codes, and the
-    # provider-traits blob.
-    ("etwmc.winmeta", "etwmc.traits"),
+    # Standard library only, for both worlds: the win: tables and type codes, the
+    # provider-traits blob, SHA-1 and SHA-256 without OpenSSL.
+    ("etwmc.winmeta", "etwmc.traits", "etwmc.digest"),
     ("etwmc.records",),  # frozen slotted record classes, cheap to define
     ("etwmc.record_shapes",),  # their __init__ code, generated, loaded from bytecode
     ("etwmc",),

@@ -71,3 +71,18 @@ def test_stale(tmp_path: Path) -> None:
     assert stale(tmp_path, plan) == [("gone", "missing"), ("other", "differs")]
     write_all(tmp_path, plan)
     assert stale(tmp_path, plan) == []
+
+
+@pytest.mark.parametrize(
+    "names", [["a.py", "aTEMP.BIN"], ['we"ird\\name', "tab\there", "é.py", "\u2028.rc"]]
+)
+def test_the_journal_is_what_json_dumps_writes(names: list[str]) -> None:
+    import json
+
+    from etwmc.emit import _Entry, _journal_json
+
+    entries = [_Entry(n, None if i else "ab" * 32, "cd" * 32) for i, n in enumerate(names)]
+    files = [{"name": e.name, "old": e.old, "new": e.new} for e in entries]
+    text = _journal_json(entries)
+    assert text == json.dumps({"etwmc-journal": 1, "files": files})
+    assert json.loads(text)["files"] == files

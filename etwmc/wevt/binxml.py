@@ -35,6 +35,7 @@ import re
 import struct
 from collections.abc import Sequence
 
+from ..digest import sha256
 from ..model import Field, Struct, Template, XmlNode
 from .crim import (
     BX_ARRAY,
@@ -317,9 +318,7 @@ def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> byte
     text = xml.encode("utf-16-le", "surrogatepass")
     if legacy:
         return _md5_chained(text, _types_bytes(types))
-    import hashlib  # compile only: lint imports this module for its length checks
-
-    digest = bytearray(hashlib.sha256(b"MS-WEVT\0" + text + _types_bytes(types)).digest()[:16])
+    digest = bytearray(sha256(b"MS-WEVT\0" + text + _types_bytes(types))[:16])
     digest[7] = (digest[7] & 0x0F) | 0x50
     return bytes(digest)
 
