@@ -60,8 +60,9 @@ class _Formatter(argparse.HelpFormatter):
 
 
 def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
-    """The parser: every command with its summary, and the arguments of the command
-    ``argv`` names (its module is the only one imported: :mod:`etwmc.commands`)."""
+    """The parser: the command ``argv`` names with its arguments (its module is the only
+    one imported: :mod:`etwmc.commands`), or every command with its summary when
+    ``argv`` names none of them."""
     parser = argparse.ArgumentParser(
         prog="etwmc",
         description="Instrumentation-manifest compiler for Event Tracing for Windows.",
@@ -71,7 +72,10 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     chosen = next((a for a in argv if not a.startswith("-")), None)
-    for command in COMMANDS:
+    # A run names its command: only that one is added (each parser costs start-up
+    # time).  Help, a misspelt command and no command at all list every command.
+    named = [c for c in COMMANDS if c.name == chosen]
+    for command in named or COMMANDS:
         extra: dict[str, Any] = {"add_help": False, "prefix_chars": "\0"} if command.raw else {}
         p = sub.add_parser(command.name, help=command.summary, formatter_class=_Formatter, **extra)
         if command.name == chosen:

@@ -9,6 +9,7 @@ there, hashlib's are used.  The digests are the same either way.
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -31,20 +32,22 @@ def builtin(name: str, modules: tuple[str, ...]) -> _Hash:
     return fallback
 
 
-_sha1 = builtin("sha1", ("_sha1",))
-_sha256 = builtin("sha256", ("_sha2", "_sha256"))
+@functools.cache
+def _constructor(name: str) -> _Hash:
+    # Found on first use: lint imports the modules that hash, and hashes nothing.
+    return builtin(name, ("_sha1",) if name == "sha1" else ("_sha2", "_sha256"))
 
 
 def sha1(data: bytes) -> bytes:
-    digest: bytes = _sha1(data).digest()
+    digest: bytes = _constructor("sha1")(data).digest()
     return digest
 
 
 def sha256(data: bytes) -> bytes:
-    digest: bytes = _sha256(data).digest()
+    digest: bytes = _constructor("sha256")(data).digest()
     return digest
 
 
 def sha256_hex(data: bytes) -> str:
-    text: str = _sha256(data).hexdigest()
+    text: str = _constructor("sha256")(data).hexdigest()
     return text
