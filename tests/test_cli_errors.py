@@ -291,3 +291,41 @@ def test_output_to_dev_stdout_on_a_pipe(inputs: dict[str, Path]) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(b"<?xml")
+
+
+def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path) -> None:
+    # `etwmc` skips the interpreter's teardown: its output (block-buffered on a pipe)
+    # still arrives whole, exit handlers still run, and the command's status is the
+    # process's.
+    marker = tmp_path / "exit-handler-ran"
+    code = (
+        "import atexit, sys, etwmc.commands.guid as g\n"
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').write('yes'))\n"
+        "def lots(args):\n"
+        "    for i in range(20000):\n"
+        "        print(f'line {i}')\n"
+        "    return 3\n"
+        "g.run = lots\n"
+        "sys.argv = ['etwmc', 'guid', 'x']\n"
+        "from etwmc.cli import console\n"
+        "console()\n"
+        "print('not reached')\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # as in a shell
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 3, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 20000 and lines[-1] == "line 19999"
+    assert marker.read_text() == "yes"
+
+
+def test_python_dash_m_etwmc_is_the_console_entry() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "etwmc", "guid", "Etwmc-Test"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and proc.stdout.strip().count("-") == 4
