@@ -310,7 +310,8 @@ def _base(opts: McOptions) -> str:
 
 
 def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
-
+    """-t: what ``etwmc diff`` finds between the baseline at ``path`` and ``manifest``
+    (warnings and errors: the changes that break decoders or consumers)."""
     if not path.is_file():
         raise UsageError(f"-t: there is no baseline {path} (write one with -s)")
     old, problems = load(path)
