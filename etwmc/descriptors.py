@@ -4,7 +4,8 @@ Python module and the C header alike).
 * :func:`descriptor`: the values mc puts in each EVENT_DESCRIPTOR;
 * :func:`enable_pairs`: mc's enable bits, one per distinct (level, keyword) pair of a
   provider's events, in event order;
-* :func:`traits_blob`: the provider-traits blob mc registers with;
+* :func:`traits_blob`: the provider-traits blob mc registers with (:func:`checked_traits`
+  reports one that is too long, for both generators);
 * :func:`provider_items`: the channels, levels, tasks, opcodes and keywords a provider's
   metadata lists, in mc's order (the message ids, the WEVT blob and the header's
   constants all follow it).
@@ -15,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
+from .codes import E_TRAITS
+from .diagnostics import Diagnostic, diag
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
 from .records import record
 from .traits import build_traits
@@ -84,6 +87,23 @@ def traits_blob(provider: Provider) -> bytes:
         group,
         decode_guid=provider.guid if provider.control_guid is not None else None,
     )
+
+
+def checked_traits(provider: Provider, diags: list[Diagnostic]) -> bytes:
+    """:func:`traits_blob`, or empty with an ETW602 diagnostic added to ``diags`` when
+    the blob would be longer than ETW allows."""
+    try:
+        return traits_blob(provider)
+    except ValueError as e:
+        diags.append(
+            diag(
+                E_TRAITS,
+                provider.span,
+                f"provider '{provider.name}': {e}",
+                hint='shorten the provider name or set includeName="false" in <traits>',
+            )
+        )
+        return b""
 
 
 # --------------------------------------------------------------------------- listed items

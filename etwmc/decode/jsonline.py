@@ -62,6 +62,21 @@ def head_json(
     )
 
 
+def event_head(ev: Mapping[str, Any], name: str | None) -> str:
+    """:func:`head_json` of an event's provider and descriptor, with ``name``."""
+    return head_json(
+        ev["provider"],
+        ev["provider_name"],
+        name,
+        ev["id"],
+        ev["version"],
+        ev["level"],
+        ev["opcode"],
+        ev["task"],
+        ev["keyword"],
+    )
+
+
 def body_json(ev: Mapping[str, Any]) -> str:
     """The line from the timestamp's value to the message's value."""
     message = ev["message"]
@@ -93,18 +108,7 @@ def event_json(ev: Mapping[str, Any]) -> str:
     writer does not know, or an id that is no integer, go to the generic encoder."""
     if len(ev) > len(HEAD) + len(TAIL) or type(ev["id"]) is not int:
         return encode(ev)
-    line = head_json(
-        ev["provider"],
-        ev["provider_name"],
-        ev["name"],
-        ev["id"],
-        ev["version"],
-        ev["level"],
-        ev["opcode"],
-        ev["task"],
-        ev["keyword"],
-    )
-    line += body_json(ev)
+    line = event_head(ev, ev["name"]) + body_json(ev)
     n = len(HEAD)
     for key in TAIL:
         if key in ev:

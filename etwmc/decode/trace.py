@@ -37,7 +37,7 @@ from .eventsource import (
     is_manifest_event,
     parse_envelope,
 )
-from .jsonline import body_json, encode, head_json, plain_json, tail_json
+from .jsonline import body_json, encode, event_head, plain_json, tail_json
 from .metadata import load_manifest_bytes
 from .payload import DecodeError, Decoder
 from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
@@ -224,17 +224,7 @@ class TraceDecoder:
             hkey = (rec[2:10], ev["provider_name"], ev["name"])
             found = heads.get(hkey)
             if found is None:
-                found = head_json(
-                    ev["provider"],
-                    ev["provider_name"],
-                    ev["name"],
-                    rec.id,
-                    rec.version,
-                    rec.level,
-                    rec.opcode,
-                    rec.task,
-                    rec.keyword,
-                )
+                found = event_head(ev, ev["name"])
                 if len(heads) < MAX_DESCRIPTORS:
                     heads[hkey] = found
             yield found + body_json(ev) + tail_json(ev)
@@ -248,17 +238,7 @@ class TraceDecoder:
         ev = self.event(rec._replace(time=None, pid=None, tid=None))
         if want and not self._wanted(ev):
             return "", None, None
-        head = head_json(
-            ev["provider"],
-            ev["provider_name"],
-            None,
-            rec.id,
-            rec.version,
-            rec.level,
-            rec.opcode,
-            rec.task,
-            rec.keyword,
-        )
+        head = event_head(ev, None)
         return head, self._counter(ev["provider"] or "(none)"), ev["provider_name"]
 
     def _metadata_line(self, rec: Record, want: bool) -> str | None:
@@ -323,17 +303,7 @@ class TraceDecoder:
         meta = self._meta(rec.provider, rec.id, rec.version)
         if want and not self._wanted(ev):
             return "", "", None, None, None, None
-        head = head_json(
-            ev["provider"],
-            ev["provider_name"],
-            ev["name"],
-            rec.id,
-            rec.version,
-            rec.level,
-            rec.opcode,
-            rec.task,
-            rec.keyword,
-        )
+        head = event_head(ev, ev["name"])
         reason = None if meta is not None else self._reason(ev)
         counter = self._counter(ev["provider"] or "(none)")
         return head, ev["kind"], meta, counter, ev["provider_name"], reason

@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import msgids
-from ..codes import E_SYMBOL, E_TRAITS, W_DESCRIPTORS, W_DUPLICATE
-from ..descriptors import traits_blob
-from ..diagnostics import Diagnostic, diag, has_errors
+from ..codes import E_SYMBOL, W_DESCRIPTORS, W_DUPLICATE
+from ..descriptors import checked_traits
+from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
 from ..msgids import MessageIds, with_customer_bit
 from .names import comment
@@ -93,19 +93,8 @@ def build_header(
     diags: list[Diagnostic] = list(ids.diagnostics)
     with_traits = False
     for p in manifest.providers:
-        try:
-            blob = traits_blob(p)  # every provider's: each may be too long
-        except ValueError as e:
-            diags.append(
-                diag(
-                    E_TRAITS,
-                    p.span,
-                    f"provider '{p.name}': {e}",
-                    hint='shorten the provider name or set includeName="false" in <traits>',
-                )
-            )
-        else:
-            with_traits = with_traits or bool(blob)
+        # every provider's: each may be too long
+        with_traits = bool(checked_traits(p, diags)) or with_traits
     if has_errors(diags):
         return HeaderResult("", diags)
     w = HeaderWriter(

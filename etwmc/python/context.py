@@ -21,9 +21,8 @@ from __future__ import annotations
 import uuid
 from collections import Counter
 
-from ..codes import E_TRAITS
-from ..descriptors import START_OPCODE, STOP_OPCODE, descriptor, enable_pairs, traits_blob
-from ..diagnostics import Diagnostic, diag
+from ..descriptors import START_OPCODE, STOP_OPCODE, checked_traits, descriptor, enable_pairs
+from ..diagnostics import Diagnostic
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
 from ..records import record
@@ -107,21 +106,6 @@ class ModuleCtx:
 
 
 # --------------------------------------------------------------------------- rules
-
-
-def _traits(p: Provider, diags: list[Diagnostic]) -> bytes:
-    try:
-        return traits_blob(p)
-    except ValueError as e:
-        diags.append(
-            diag(
-                E_TRAITS,
-                p.span,
-                f"provider '{p.name}': {e}",
-                hint='shorten the provider name or set includeName="false" in <traits>',
-            )
-        )
-        return b""
 
 
 def _local(name: str) -> str:
@@ -249,7 +233,7 @@ def _build(
         diags.extend(d)
         diags.extend(ns_scope.diagnostics)
         descriptors = [descriptor(p, ev) for ev in p.events]
-        traits_bytes = _traits(p, diags)
+        traits_bytes = checked_traits(p, diags)
         if not render:
             for ev, ident, d7 in zip(p.events, event_names[pi], descriptors, strict=True):
                 if ev.not_logged:
