@@ -40,7 +40,7 @@ from etwmc.commands import COMMANDS
 from etwmc.config import KEY_HELP, LINT_KEY_HELP, KeyHelp
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-HELP_WIDTH = 88  # the width usage text is laid out in, whatever the terminal building it
+HELP_WIDTH = 78  # usage text fits the page's code blocks, whatever the terminal
 FROM_REPOSITORY = {"changelog.md": "CHANGELOG.md", "contributing.md": "CONTRIBUTING.md"}
 
 
