@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
-from typing import Final, NamedTuple
+from typing import Final
 
 from .options import KEYS as COMPILE_KEYS
 from .options import CompileOptions, OptionsError, options_from_table
-from .records import record
 from .selection import Selection, SelectorError, check_selectors
 
 
-class KeyHelp(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class KeyHelp:
     """What the configuration reference says of a key."""
 
     type: str
@@ -145,13 +146,13 @@ class ConfigFileError(ValueError):
     """The configuration cannot be read or has a wrong key or value; says where."""
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Config:
     """One project's settings, as read from one file (``path``; None when there is none)."""
 
     path: Path | None = None
-    table: Mapping[str, object] = MappingProxyType({})  # the compile keys
-    lint: Mapping[str, object] = MappingProxyType({})
+    table: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))  # compile
+    lint: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     manifests: tuple[str, ...] = ()  # glob patterns, relative to root
     package: str | None = None
     source: str = ""  # the table(s) read, as the messages name them
