@@ -227,6 +227,10 @@ def test_a_rule_page_is_the_written_explanation_when_there_is_one(tmp_path: Path
     (tmp_path / "ETW402.md").write_text("What it does, without a title.\n")
     assert hook.rule_page("ETW401", tmp_path) == "# ETW401: undefined level\n\nWhy it matters.\n"
     assert hook.rule_page("ETW402", tmp_path).startswith("# ETW402: an event references")
+    (tmp_path / "ETW140.md").write_text("# ETW140: not inside <maps>\n\nPut it in `<maps>`.\n")
+    assert hook.rule_page("ETW140", tmp_path) == (  # a title names an element, not HTML
+        "# ETW140: not inside &lt;maps>\n\nPut it in `<maps>`.\n"
+    )
     stub = hook.rule_page("ETW403", tmp_path)  # no page written: the registry's entry
     assert stub.startswith("# ETW403: ") and "**Severity:** error" in stub
     assert "ignore[ETW403]" in stub

@@ -236,9 +236,11 @@ def rule_page(code_id: str, written: Traversable | None = None) -> str:
     code = REGISTRY[code_id]
     if page is not None and page.is_file():
         text = page.read_text(encoding="utf-8")
-        if not text.lstrip().startswith("# "):
-            text = f"# {code.id}: {_text(code.summary)}\n\n{text}"
-        return text
+        title, _, body = text.lstrip().partition("\n")
+        if not title.startswith("# "):
+            return f"# {code.id}: {_text(code.summary)}\n\n{text}"
+        # The title is the registry's summary, which may name an element (<maps>).
+        return f"{_text(title)}\n{body}"
     return (
         f"# {code.id}: {_text(code.summary)}\n\n"
         f"**Severity:** {code.severity.label}\n\n"
