@@ -54,6 +54,9 @@ N_NO_EVENTS: Final = Code("ETW011", NOTE, "the manifest defines no events sectio
 E_NO_INPUT: Final = Code("ETW012", ERROR, "a path given on the command line does not exist")
 N_UNUSED_SUPPRESSION: Final = Code("ETW013", NOTE, "a suppression comment suppresses nothing")
 E_WALK: Final = Code("ETW014", ERROR, "an entry of a searched folder cannot be read")
+W_SUPPRESSED_ERROR: Final = Code(
+    "ETW015", WARNING, "a suppression covers an error, which lint and compile still report"
+)
 E_BLOB: Final = Code("ETW020", ERROR, "a WEVT_TEMPLATE blob cannot be read")
 E_MESSAGES: Final = Code("ETW021", ERROR, "a message table cannot be read")
 E_EVENTS: Final = Code("ETW022", ERROR, "an event file cannot be read")
