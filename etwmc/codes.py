@@ -260,7 +260,9 @@ E_EVENT_LAYOUT: Final = Code("ETW711", ERROR, "an existing event's payload layou
 E_EVENT_LEVEL: Final = Code("ETW712", ERROR, "an existing event's level changed")
 E_EVENT_OPCODE: Final = Code("ETW713", ERROR, "an existing event's opcode changed")
 E_EVENT_TASK: Final = Code("ETW714", ERROR, "an existing event's task changed")
-E_EVENT_KEYWORDS: Final = Code("ETW715", ERROR, "an existing event's keywords changed")
+E_EVENT_KEYWORDS: Final = Code(
+    "ETW715", ERROR, "an existing event's keywords lost a bit, or it had none and now has some"
+)
 E_EVENT_CHANNEL: Final = Code("ETW716", ERROR, "an existing event's channel changed")
 E_KEYWORD_REMOVED: Final = Code("ETW720", ERROR, "a keyword was removed")
 E_KEYWORD_MASK: Final = Code("ETW721", ERROR, "a keyword's mask changed")
@@ -287,6 +289,7 @@ N_ITEM_ADDED: Final = Code(
 N_MAP_VALUE_ADDED: Final = Code("ETW754", NOTE, "a map value was added")
 N_STRING_ADDED: Final = Code("ETW755", NOTE, "a string was added")
 N_STRING_CHANGED: Final = Code("ETW756", NOTE, "a string's text changed")
+N_EVENT_KEYWORDS_ADDED: Final = Code("ETW757", NOTE, "an existing event gained keyword bits")
 
 # ETW8xx  reading compiled metadata back: decompiling (80x), decoding traces (85x)
 W_DESCRIPTOR: Final = Code(
