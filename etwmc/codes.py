@@ -240,7 +240,9 @@ W_LONG_MESSAGE: Final = Code("ETW623", WARNING, "a message is longer than mc's -
 W_TOO_MANY_PROVIDERS: Final = Code(
     "ETW650", WARNING, "a provider after the 16th gets message ids mc would not assign"
 )
-E_DUP_MESSAGE_ID: Final = Code("ETW651", ERROR, "two strings would get the same message id")
+E_DUP_MESSAGE_ID: Final = Code(
+    "ETW651", ERROR, "two strings with different texts would get the same message id"
+)
 E_UNKNOWN_CULTURE: Final = Code(
     "ETW652", ERROR, "a <resources> culture has no known Windows language id"
 )
