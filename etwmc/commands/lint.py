@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..codes import E_NO_INPUT, E_WALK, REGISTRY
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors
+from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors, visible
 from ..discover import discover
 from ..inputs import UsageError
 from ..lint import lint_file
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         sources[linted.path] = linted.lines
         checked += 1
     if not checked and not problems and not found.skipped:
-        searched = ", ".join(args.paths)
+        searched = ", ".join(visible(p) for p in args.paths)
         raise UsageError(f"no manifest found in {searched} (nothing to lint)")
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
     report(diags, args.format, args.output)
