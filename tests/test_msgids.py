@@ -413,9 +413,9 @@ def _webauthn(texts: dict[str, tuple[str, str]]) -> bytes:
         for culture, (error, usb) in texts.items()
     )
     return (
-        HEAD
-        + '<provider name="Microsoft-Windows-WebAuthN" guid="{3ae1ea61-c002-47fb-b06c-4022a8c98929}"'
-        ' symbol="WEBAUTHN" resourceFileName="webauthn.dll" messageFileName="webauthn.dll">'
+        HEAD + '<provider name="Microsoft-Windows-WebAuthN"'
+        ' guid="{3ae1ea61-c002-47fb-b06c-4022a8c98929}" symbol="WEBAUTHN"'
+        ' resourceFileName="webauthn.dll" messageFileName="webauthn.dll">'
         + WEBAUTHN_TASKS
         + "</provider></events></instrumentation><localization>"
         + cultures
