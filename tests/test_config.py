@@ -247,32 +247,29 @@ def test_show_config_names_the_project_manifests(
 def test_config_names_the_file_and_its_folder_anchors_the_paths(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    man = project / "src" / "acme" / "events" / "typo.man"
-    man.write_text(HELLO.read_text().replace('level="win:Informational"', 'level="win:Inform"', 1))
+    (project / "src" / "acme" / "events" / "warn.man").write_text(WARNS)  # ETW480, a warning
     (project / "ci").mkdir()
     (project / "ci" / "pyproject.toml").write_text("[tool.etwmc.lint]\nselect = ['ETW1']\n")
     # Paths in the file are relative to its folder (the project), not to where etwmc runs.
     (project / "strict.toml").write_text(
-        "werror = true\n[lint]\nper-file-ignores = { 'src/acme/events/typo.man' = ['ETW4'] }\n"
+        "werror = true\n[lint]\nper-file-ignores = { 'src/acme/events/warn.man' = ['ETW4'] }\n"
     )
+    (project / "werror.toml").write_text("werror = true\n")
     ci = project / "ci"
-    status, out, _ = _run("lint", "../src", cwd=ci, capsys=capsys, monkeypatch=monkeypatch)
+
+    def lint(*args: str) -> tuple[int, str, str]:
+        return _run("lint", "../src", *args, cwd=ci, capsys=capsys, monkeypatch=monkeypatch)
+
+    status, out, _ = lint()
     assert status == 0 and out == ""  # the nearest file selects ETW1 only
-    status, out, _ = _run(
-        "lint", "../src", "--config", "../strict.toml", "--show-config",
-        cwd=ci, capsys=capsys, monkeypatch=monkeypatch,
-    )  # fmt: skip
+    status, out, _ = lint("--config", "../strict.toml", "--show-config")
     assert status == 0 and "strict.toml" in out and "werror = true" in out
-    status, out, _ = _run(
-        "lint", "../src", "--config", "../strict.toml", cwd=ci, capsys=capsys,
-        monkeypatch=monkeypatch,
-    )  # fmt: skip
+    status, out, _ = lint("--config", "../strict.toml")
     assert status == 0 and out == ""
-    status, out, _ = _run(
-        "lint", "../src", "--config", "../ci/pyproject.toml", "--extend-select", "ETW4",
-        cwd=ci, capsys=capsys, monkeypatch=monkeypatch,
-    )  # fmt: skip
-    assert status == 1 and "typo.man" in out and "ETW401" in out
+    status, out, _ = lint("--config", "../werror.toml")
+    assert status == 1 and "warn.man" in out and "ETW480" in out
+    status, out, _ = lint("--config", "../ci/pyproject.toml", "--extend-select", "ETW4")
+    assert status == 0 and "ETW480" in out
 
 
 def test_config_errors_are_usage_errors(
