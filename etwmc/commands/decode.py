@@ -20,12 +20,26 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
+from ..codes import (
+    E_EVENT_MISFIT,
+    E_OUTPUT_LIMIT,
+    E_TRACE_DAMAGED,
+    W_EVENT_OVERSIZED,
+    W_PROVIDER_UNMATCHED,
+)
 from ..decode import DecodeError, Decoder, filetime_text
 from ..decode.etl import EtlReader, Record, TraceError, open_trace
 from ..decode.metadata import load_dll, load_manifest, load_wevt
-from ..decode.output import render, render_json, summary_json, summary_text
-from ..decode.trace import TraceDecoder
+from ..decode.output import (
+    OutputBudget,
+    output_limit,
+    printable,
+    render,
+    render_json,
+    summary_json,
+    summary_text,
+)
+from ..decode.trace import MAX_EVENT_JSON, TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
 from ..inputs import (
     UsageError,
@@ -170,6 +184,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         pieces = render(decoder.events(records.each(bar)), args.format)
     else:
         pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
+    budget = OutputBudget(output_limit(reader.size))
+    pieces = budget.take(pieces)
     with f:
         try:
             if args.output:
@@ -190,6 +206,36 @@ def _run_trace(args: argparse.Namespace) -> int:
     diags += decoder.diagnostics
     if records.error is not None:
         diags.append(_damaged(args.input, records.error))
+    if budget.reached:
+        diags.append(
+            diag(
+                E_OUTPUT_LIMIT,
+                Span(args.input),
+                f"decoding stopped after {budget.limit} characters of output, the most a "
+                f"{reader.size}-byte trace may write (byte offset {reader.position} reached)",
+                hint="the trace expands far beyond what real traces do (compressed buffers "
+                "of repeated records); the events before the limit were written",
+            )
+        )
+    if decoder.oversized:
+        diags.append(
+            diag(
+                W_EVENT_OVERSIZED,
+                Span(args.input),
+                f"{decoder.oversized} event(s) have fields larger than one event may write "
+                f"({MAX_EVENT_JSON} characters of JSON); their 'error' says so",
+            )
+        )
+    for p in decoder.unmatched():
+        diags.append(
+            diag(
+                W_PROVIDER_UNMATCHED,
+                Span(args.input),
+                f"--provider {printable(p)!r} matches no provider of the trace",
+                hint="give the provider's GUID, or the metadata that names it "
+                "(--summary lists the trace's providers)",
+            )
+        )
     if decoder.misfits:
         diags.append(
             diag(
@@ -205,7 +251,7 @@ def _run_trace(args: argparse.Namespace) -> int:
         )
         sys.stdout.write(text)
     sys.stderr.write(render_text(finalize(diags)))
-    failed = records.error is not None or decoder.misfits
+    failed = records.error is not None or decoder.misfits or budget.reached
     return EXIT_ERRORS if failed else EXIT_OK
 
 

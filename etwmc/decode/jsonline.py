@@ -21,7 +21,7 @@ HEAD = (
     "keyword", "timestamp", "pid", "tid", "activity_id", "related_activity_id", "kind",
     "decoded", "message",
 )  # fmt: skip
-TAIL = ("fields", "error")
+TAIL = ("fields", "trailing_bytes", "error")
 MAX_NAMES = 65536  # names kept encoded; more are encoded again
 
 _names: dict[str | None, str] = {None: "null"}
@@ -95,6 +95,8 @@ def body_json(ev: Mapping[str, Any]) -> str:
 def tail_json(ev: Mapping[str, Any]) -> str:
     """The "fields" or "error" of an event, if it has one, and the closing brace."""
     if "fields" in ev:
+        if "trailing_bytes" in ev:
+            return f',"fields":{encode(ev["fields"])},"trailing_bytes":{ev["trailing_bytes"]}}}'
         return f',"fields":{encode(ev["fields"])}}}'
     if "error" in ev:
         return f',"error":{encode(ev["error"])}}}'

@@ -52,10 +52,13 @@ MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted aga
 MAX_DESCRIPTORS = 4096
 MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
+MAX_INBAND_BYTES = 4 << 20  # their text compiled, all together (then only the model is kept)
+MAX_EVENT_JSON = 1 << 20  # characters of one event's JSON line; larger fields become an error
 MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
 OTHERS = "(other providers)"
 OTHER_REASONS = "other reasons"
 CLASSIC_REASON = "classic event: no metadata format to decode it with"
+OVERSIZED_REASON = "its fields are larger than one event may write"
 
 
 @dataclass(slots=True)
@@ -67,6 +70,15 @@ class ProviderCount:
     events: int = 0
     decoded: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
+    trailing: int = 0  # decoded events with bytes after the fields their metadata describes
+    oversized: int = 0  # events whose fields took more than MAX_EVENT_JSON
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"the event's fields take {size} characters of JSON, more than the "
+        f"{MAX_EVENT_JSON} one event may write"
+    )
 
 
 _EventMeta = tuple[Decoder, Provider, Event, str | None]
@@ -94,6 +106,7 @@ class TraceDecoder:
         self.counts: dict[str, ProviderCount] = {}
         self.diagnostics: list[Diagnostic] = []
         self.misfits = 0
+        self.oversized = 0  # events whose fields were replaced by an error for their size
         self._decoders: dict[uuid.UUID, Decoder] = {}
         self._names: dict[bytes, str] = {}
         self._eventsource: set[bytes] = set()
@@ -112,6 +125,7 @@ class TraceDecoder:
             self._add(m, eventsource=False)
         self._collector = ManifestCollector()
         self._inband = 0
+        self._inband_bytes = 0
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}
         self._schema_bytes = 0
         self._provider_text: dict[bytes, str | None] = {}
@@ -123,13 +137,17 @@ class TraceDecoder:
         self._second_text = ""
         self._want_guids: set[str] = set()
         self._want_names: set[str] = set()
+        self._asked: dict[str, tuple[str, ...]] = {}  # each --provider: the keys it matches
+        self._matched: set[str] = set()  # keys an event matched
         for p in providers:
             text = p.strip().strip("{}").lower()
             try:
                 self._want_guids.add(str(uuid.UUID(text)))
+                self._asked[p] = (str(uuid.UUID(text)),)
             except ValueError:
                 self._want_names.add(p.lower())
                 self._want_guids.add(str(provider_guid(p)))  # an EventSource's name
+                self._asked[p] = (p.lower(), str(provider_guid(p)))
 
     def _add(self, manifest: Manifest, *, eventsource: bool) -> list[bytes]:
         dec = Decoder(manifest)
@@ -163,8 +181,24 @@ class TraceDecoder:
             ev = self.event(rec)
             if want and not self._wanted(ev):
                 continue
-            self._count(ev)
+            oversized = False
+            if "fields" in ev:
+                size = len(encode(ev["fields"]))
+                oversized = size > MAX_EVENT_JSON
+                if oversized:
+                    self._shrink(ev, size)
+            self._count(ev, oversized=oversized)
             yield ev
+
+    def _shrink(self, ev: dict[str, Any], size: int) -> None:
+        """Replace fields too large to write by an error saying so."""
+        ev.pop("fields", None)
+        ev.pop("trailing_bytes", None)
+        ev["decoded"] = False
+        ev["message"] = None
+        ev["error"] = _too_large(size)
+        self.oversized += 1
+        self._counter(ev["provider"] or "(none)").oversized += 1
 
     def json_lines(self, records: Iterable[Record]) -> Iterator[str]:
         """The events as JSON lines (no line breaks): for each record, the text that
@@ -220,14 +254,19 @@ class TraceDecoder:
             ev = self.event(rec)
             if want and not self._wanted(ev):
                 continue
-            self._count(ev)
             hkey = (rec[2:10], ev["provider_name"], ev["name"])
             found = heads.get(hkey)
             if found is None:
                 found = event_head(ev, ev["name"])
                 if len(heads) < MAX_DESCRIPTORS:
                     heads[hkey] = found
-            yield found + body_json(ev) + tail_json(ev)
+            tail = tail_json(ev)
+            oversized = len(tail) > MAX_EVENT_JSON
+            if oversized:
+                self._shrink(ev, len(tail))
+                tail = tail_json(ev)
+            self._count(ev, oversized=oversized)
+            yield found + body_json(ev) + tail
 
     def _classic_entry(
         self, rec: Record, want: bool
@@ -255,6 +294,7 @@ class TraceDecoder:
             return None
         message = None
         error = None
+        oversized = False
         if meta is None:
             tail = "}"
         else:
@@ -269,19 +309,29 @@ class TraceDecoder:
                     used = quick[1]
             except DecodeError as e:
                 error = str(e)
-            else:
-                if used != len(data):
-                    error = (
-                        f"{len(data) - used} bytes left after the last field of event {rec.id} "
-                        f"v{rec.version}"
-                    )
             if error is None:
-                tail = f',"fields":{encode(fields) if quick is None else quick[0]}}}'
+                text = encode(fields) if quick is None else quick[0]
+                if len(text) > MAX_EVENT_JSON:
+                    error = _too_large(len(text))
+                    c.oversized += 1
+                    self.oversized += 1
+                    oversized = True
+            if error is None:
+                extra = len(data) - used  # as TDH: an event that gained fields later
+                if extra:
+                    c.trailing += 1
+                    tail = f',"fields":{text},"trailing_bytes":{extra}}}'
+                else:
+                    tail = f',"fields":{text}}}'
             else:
                 message = None
                 tail = f',"error":{encode(error)}}}'
-                reason = f"payload does not fit the metadata of event {rec.id} v{rec.version}"
-        self._tally(c, kind, provider_name, reason, error is not None)
+                reason = (
+                    OVERSIZED_REASON
+                    if oversized
+                    else f"payload does not fit the metadata of event {rec.id} v{rec.version}"
+                )
+        self._tally(c, kind, provider_name, reason, error is not None and not oversized)
         pid = rec.pid
         tid = rec.tid
         return (
@@ -310,9 +360,17 @@ class TraceDecoder:
 
     def _wanted(self, ev: dict[str, Any]) -> bool:
         if ev["provider"] in self._want_guids:
+            self._matched.add(ev["provider"])
             return True
         name = ev["provider_name"]
-        return name is not None and name.lower() in self._want_names
+        if name is not None and name.lower() in self._want_names:
+            self._matched.add(name.lower())
+            return True
+        return False
+
+    def unmatched(self) -> list[str]:
+        """The providers asked for (as given) that no event matched."""
+        return [p for p, keys in self._asked.items() if not self._matched.intersection(keys)]
 
     def event(self, rec: Record) -> dict[str, Any]:
         raw = rec.provider
@@ -403,7 +461,7 @@ class TraceDecoder:
             return
         label = f"{self.label}: in-band manifest of provider {ev['provider']}"
         try:
-            xml = self._collector.add(rec.provider, env)
+            xml = self._collector.add(rec.provider, (rec.pid, rec.tid), env)
         except EnvelopeError as e:
             self._inband += 1
             self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {e}"))
@@ -411,7 +469,19 @@ class TraceDecoder:
         if xml is None:
             return
         self._inband += 1
+        if self._inband_bytes + len(xml) > MAX_INBAND_BYTES:
+            self.diagnostics.append(
+                diag(
+                    W_INBAND_MANIFEST,
+                    Span(self.label),
+                    f"{label}: not compiled: with its {len(xml)} bytes, the trace's in-band "
+                    f"manifests would take more than {MAX_INBAND_BYTES} bytes",
+                )
+            )
+            return
+        self._inband_bytes += len(xml)
         manifest, diags = load_manifest_bytes(xml, label)
+        del xml  # only the compiled model is kept
         if manifest is None:
             first = diags[0].message if diags else "unreadable"
             self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {first}"))
@@ -442,15 +512,11 @@ class TraceDecoder:
         except DecodeError as e:
             ev["error"] = str(e)
             return
-        if used != len(rec.data):
-            ev["error"] = (
-                f"{len(rec.data) - used} bytes left after the last field of event {rec.id} "
-                f"v{rec.version}"
-            )
-            return
         ev["decoded"] = True
         ev["fields"] = fields
         ev["message"] = message
+        if used != len(rec.data):  # as TDH: an event that gained fields later
+            ev["trailing_bytes"] = len(rec.data) - used
 
     def _meta(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
         key = (raw, event_id, version)
@@ -487,8 +553,13 @@ class TraceDecoder:
                 c = self.counts[key] = ProviderCount()
         return c
 
-    def _count(self, ev: dict[str, Any]) -> None:
+    def _count(self, ev: dict[str, Any], *, oversized: bool = False) -> None:
         c = self._counter(ev["provider"] or "(none)")
+        if "trailing_bytes" in ev:
+            c.trailing += 1
+        if oversized:
+            self._tally(c, ev["kind"], ev["provider_name"], OVERSIZED_REASON, False)
+            return
         reason = None if ev["decoded"] else self._reason(ev)
         self._tally(c, ev["kind"], ev["provider_name"], reason, "error" in ev)
 
