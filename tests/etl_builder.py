@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 BUFFER_HEADER = 0x48
 START = 131_000_000_000_000_000  # a FILETIME in 2016
+EXT_RELATED = 1
 EXT_SCHEMA = 11
 EXT_TRAITS = 12
 
@@ -54,9 +55,16 @@ def event(
     ticks: int = 0,
     schema: bytes | None = None,
     traits: bytes | None = None,
+    channel: int = 0,
+    task: int = 0,
+    keyword: int = 0,
+    activity: bytes = bytes(16),
+    related: bytes | None = None,
+    pointer: int = 8,
 ) -> bytes:
-    """One 64-bit EVENT_HEADER record, 8-byte aligned."""
-    items = [(t, b) for t, b in ((EXT_SCHEMA, schema), (EXT_TRAITS, traits)) if b is not None]
+    """One EVENT_HEADER record (64-bit unless ``pointer`` is 4), 8-byte aligned."""
+    pairs = ((EXT_RELATED, related), (EXT_SCHEMA, schema), (EXT_TRAITS, traits))
+    items = [(t, b) for t, b in pairs if b is not None]
     ext = b""
     for i, (kind, item) in enumerate(items):
         more = 1 if i + 1 < len(items) else 0
@@ -65,8 +73,8 @@ def event(
     flags = 1 if items else 0
     head = struct.pack(
         "<HBBHHIIQ16sHBBBBHQQ16s",
-        size, 0x13, 0xC0, flags, 0, tid, pid, ticks, provider.bytes_le,
-        event_id, version, 0, level, opcode, 0, 0, 0, bytes(16),
+        size, 0x13 if pointer == 8 else 0x12, 0xC0, flags, 0, tid, pid, ticks, provider.bytes_le,
+        event_id, version, channel, level, opcode, task, keyword, 0, activity,
     )  # fmt: skip
     return _pad(head + ext + data)
 

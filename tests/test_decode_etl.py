@@ -385,7 +385,7 @@ def test_classic_only_trace_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert err == ""
 
 
-KEYS = ["provider", "provider_name", "name", "id", "version", "level", "opcode", "task",
+KEYS = ["provider", "provider_name", "name", "id", "version", "channel", "level", "opcode", "task",
         "keyword", "timestamp", "pid", "tid", "activity_id", "related_activity_id", "kind",
         "decoded", "message"]  # fmt: skip
 

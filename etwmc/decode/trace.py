@@ -386,6 +386,7 @@ class TraceDecoder:
             "name": None,
             "id": rec.id,
             "version": rec.version,
+            "channel": rec.channel,
             "level": rec.level,
             "opcode": rec.opcode,
             "task": rec.task,
