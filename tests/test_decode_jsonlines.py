@@ -166,10 +166,12 @@ def test_classic_records_named_by_tracelogging_traits() -> None:
 
 
 def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import etwmc.decode.counts as counts_module
     import etwmc.decode.trace as trace_module
 
-    monkeypatch.setattr(trace_module, "MAX_PROVIDERS", 2)
-    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)
+    monkeypatch.setattr(counts_module, "MAX_PROVIDERS", 2)
+    monkeypatch.setattr(counts_module, "MAX_REASONS", 1)
+    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)  # its fast path's own copy
     other = bytes(range(16))
     records = [
         record(5, 0, b""),  # no metadata: its provider's first reason

@@ -243,7 +243,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _damaged(path: str, e: TraceError) -> Diagnostic:
     if isinstance(e, EventFileDamaged):
-        return event_file_problem(path, e.reason)
+        return event_file_problem(path, e)
     return diag(
         E_TRACE_DAMAGED,
         Span(path),

@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from .counts import ProviderCount
 from .jsonline import encode as _encode
 from .jsonline import event_json
-from .trace import ProviderCount
 
 FORMATS = ("jsonl", "json", "text")
 MAX_TEXT_BODY = 1 << 16  # characters of one event's fields or message in --format text

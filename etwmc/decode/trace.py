@@ -1,7 +1,6 @@
 """Turn a trace's records into decoded events, and count what was decoded.
 
-Every record becomes one event object (the JSON Lines format the README documents).
-What decodes it depends on the record:
+Every record becomes one event object (the JSON Lines of docs/decode.md), by its kind:
 
 - a classic (kernel or MOF) record passes through, ``kind: classic``;
 - an event with a TraceLogging schema item decodes with that schema;
@@ -9,27 +8,33 @@ What decodes it depends on the record:
   manifest once all its chunks are in; later events of that provider decode with it;
 - any other event decodes with the metadata given (manifests, TEMP.BIN, DLLs).
 
-``decoded`` is true only when metadata was found and the payload fit it exactly.  An
-event whose metadata exists but does not fit gets an ``error``; an event without
-metadata gets neither, and the summary counts why.
-
-:meth:`TraceDecoder.json_lines` writes the same events as JSON lines without making
-an event object for classic records (three quarters of a kernel trace).
+``decoded`` is true when metadata was found and held the payload (bytes after the
+described fields are ``trailing_bytes``, as TDH reports them).  An event whose metadata
+does not fit gets an ``error``; one without metadata neither: the summary counts why.
+:meth:`TraceDecoder.json_lines` writes the same events as JSON lines, without an
+event object for classic records (three quarters of a kernel trace).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..codes import W_INBAND_MANIFEST
 from ..diagnostics import Diagnostic, Span, diag
 from ..guid import provider_guid
 from ..model import Event, Manifest, Provider
+from .counts import (
+    CLASSIC_REASON,
+    MAX_REASONS,
+    OTHER_REASONS,
+    OVERSIZED_REASON,
+    ProviderCount,
+    provider_count,
+    tally,
+)
 from .etl import Record
 from .eventsource import (
     EnvelopeError,
@@ -50,28 +55,9 @@ MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted aga
 # descriptors whose JSON pieces are kept (a real trace has a few hundred); more are made
 # again per event, so a hostile trace's many descriptors cost time, not memory
 MAX_DESCRIPTORS = 4096
-MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
 MAX_INBAND_BYTES = 4 << 20  # their text compiled, all together (then only the model is kept)
 MAX_EVENT_JSON = 1 << 20  # characters of one event's JSON line; larger fields become an error
-MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
-OTHERS = "(other providers)"
-OTHER_REASONS = "other reasons"
-CLASSIC_REASON = "classic event: no metadata format to decode it with"
-OVERSIZED_REASON = "its fields are larger than one event may write"
-
-
-@dataclass(slots=True)
-class ProviderCount:
-    """Events of one provider: how many, how many decoded, why the others were not."""
-
-    name: str | None = None
-    kinds: Counter[str] = field(default_factory=Counter)
-    events: int = 0
-    decoded: int = 0
-    reasons: Counter[str] = field(default_factory=Counter)
-    trailing: int = 0  # decoded events with bytes after the fields their metadata describes
-    oversized: int = 0  # events whose fields took more than MAX_EVENT_JSON
 
 
 def _too_large(size: int) -> str:
@@ -172,7 +158,6 @@ class TraceDecoder:
         self._classic.clear()
         self._described.clear()
 
-    # ------------------------------------------------------------------ per record
 
     def events(self, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
         """The decoded events, in trace order (filtered by the providers asked for)."""
@@ -541,18 +526,10 @@ class TraceDecoder:
         provider, event = found
         return dec, provider, event, event.name or _task_opcode(event) or event.symbol
 
-    # ------------------------------------------------------------------ counting
 
     def _counter(self, key: str) -> ProviderCount:
         """The count of the provider with this key (a GUID's text or "(none)")."""
-        c = self.counts.get(key)
-        if c is None:
-            if len(self.counts) >= MAX_PROVIDERS:
-                key = OTHERS
-                c = self.counts.get(key)
-            if c is None:
-                c = self.counts[key] = ProviderCount()
-        return c
+        return provider_count(self.counts, key)
 
     def _count(self, ev: dict[str, Any], *, oversized: bool = False) -> None:
         c = self._counter(ev["provider"] or "(none)")
@@ -568,17 +545,8 @@ class TraceDecoder:
         self, c: ProviderCount, kind: str, name: str | None, reason: str | None, error: bool
     ) -> None:
         """Count one event; ``reason`` is why it was not decoded (None: it was)."""
-        c.events += 1
-        c.kinds[kind] += 1
-        if name:
-            c.name = name
-        if reason is None:
-            c.decoded += 1
-            return
-        if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
-            reason = OTHER_REASONS
-        c.reasons[reason] += 1
-        if error:
+        tally(c, kind, name, reason)
+        if reason is not None and error:
             self.misfits += 1
 
     def _reason(self, ev: dict[str, Any]) -> str:
@@ -592,15 +560,12 @@ class TraceDecoder:
             if ev["name"] == "ManifestData":
                 return "manifest event is malformed"
             return f"payload does not fit the metadata of {where}"
-        pid = self._uuids.get(self._raw(ev))
+        raw = uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
+        pid = self._uuids.get(raw)
         if pid is not None and pid in self._decoders:
             return f"{where} is not in the provider's metadata"
         return "no metadata for the provider"
 
-    def _raw(self, ev: dict[str, Any]) -> bytes:
-        return uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
-
-    # ------------------------------------------------------------------ text
 
     def _guid(self, raw: bytes) -> str | None:
         if not raw or raw == ZERO_GUID:
