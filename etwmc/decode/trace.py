@@ -158,7 +158,6 @@ class TraceDecoder:
         self._classic.clear()
         self._described.clear()
 
-
     def events(self, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
         """The decoded events, in trace order (filtered by the providers asked for)."""
         want = bool(self._want_guids or self._want_names)
@@ -526,7 +525,6 @@ class TraceDecoder:
         provider, event = found
         return dec, provider, event, event.name or _task_opcode(event) or event.symbol
 
-
     def _counter(self, key: str) -> ProviderCount:
         """The count of the provider with this key (a GUID's text or "(none)")."""
         return provider_count(self.counts, key)
@@ -565,7 +563,6 @@ class TraceDecoder:
         if pid is not None and pid in self._decoders:
             return f"{where} is not in the provider's metadata"
         return "no metadata for the provider"
-
 
     def _guid(self, raw: bytes) -> str | None:
         if not raw or raw == ZERO_GUID:
