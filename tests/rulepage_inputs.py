@@ -71,6 +71,19 @@ def cut_event_file(folder: Path, damaged: bool) -> None:
             pass
 
 
+def elided_fields(folder: Path, damaged: bool) -> None:
+    """The page lists F1, F2 and F100 with a comment for the rest: write them all."""
+    page = folder / "example.man"
+    lines = []
+    for line in page.read_text(encoding="utf-8").splitlines(keepends=True):
+        if "<!-- F3 to F99 -->" in line and damaged:
+            indent = line[: len(line) - len(line.lstrip())]
+            lines += [f'{indent}<data name="F{n}" inType="win:UInt8"/>\n' for n in range(3, 100)]
+        else:
+            lines.append(line)
+    page.write_text("".join(lines), encoding="utf-8")
+
+
 GENERATED: dict[str, Maker] = {
     "ETW001": pipe,
     "ETW002": empty,
@@ -78,4 +91,5 @@ GENERATED: dict[str, Maker] = {
     "ETW020": cut_blob,
     "ETW021": cut_table,
     "ETW022": cut_event_file,
+    "ETW507": elided_fields,
 }
