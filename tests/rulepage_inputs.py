@@ -6,6 +6,8 @@ its fix names (not ``damaged``); files the page shows are already there."""
 from __future__ import annotations
 
 import os
+import re
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,17 +73,31 @@ def cut_event_file(folder: Path, damaged: bool) -> None:
             pass
 
 
-def elided_fields(folder: Path, damaged: bool) -> None:
-    """The page lists F1, F2 and F100 with a comment for the rest: write them all."""
-    page = folder / "example.man"
-    lines = []
-    for line in page.read_text(encoding="utf-8").splitlines(keepends=True):
-        if "<!-- F3 to F99 -->" in line and damaged:
-            indent = line[: len(line) - len(line.lstrip())]
-            lines += [f'{indent}<data name="F{n}" inType="win:UInt8"/>\n' for n in range(3, 100)]
-        else:
-            lines.append(line)
-    page.write_text("".join(lines), encoding="utf-8")
+_RUN = re.compile(r"<!-- ([A-Za-z_]+)(\d+) to \1(\d+) -->")
+_SIZED = re.compile(r"\((\d{1,3}(?:,\d{3})*) characters\)")
+
+
+def expand_listing(folder: Path, damaged: bool) -> None:
+    """Pages shorten long inputs: a comment ``<!-- F3 to F99 -->`` stands for the lines
+    like the one before it with F3 ... F99 in place of F2 (each with a GUID of its own),
+    and ``(32,762 characters)`` in a value for that many characters.  Write them out."""
+    for page in folder.glob("*.man"):
+        lines: list[str] = []
+        for line in page.read_text(encoding="utf-8").splitlines(keepends=True):
+            m = _RUN.search(line)
+            if m is None:
+                lines.append(_SIZED.sub(lambda s: "x" * int(s.group(1).replace(",", "")), line))
+                continue
+            prefix, first, last = m.group(1), int(m.group(2)), int(m.group(3))
+            model = lines[-1]
+            for n in range(first, last + 1):
+                made = model.replace(f'"{prefix}{first - 1}"', f'"{prefix}{n}"')
+                made = _GUID.sub(lambda _: "{%s}" % uuid.uuid5(uuid.NAMESPACE_URL, made), made)
+                lines.append(made)
+        page.write_text("".join(lines), encoding="utf-8")
+
+
+_GUID = re.compile(r"\{[0-9a-fA-F-]{36}\}")
 
 
 GENERATED: dict[str, Maker] = {
@@ -91,5 +107,9 @@ GENERATED: dict[str, Maker] = {
     "ETW020": cut_blob,
     "ETW021": cut_table,
     "ETW022": cut_event_file,
-    "ETW507": elided_fields,
+    "ETW507": expand_listing,
+    "ETW622": expand_listing,
+    "ETW650": expand_listing,
+    "ETW653": expand_listing,
+    "ETW654": expand_listing,
 }
