@@ -108,6 +108,7 @@ GENERATED: dict[str, Maker] = {
     "ETW021": cut_table,
     "ETW022": cut_event_file,
     "ETW507": expand_listing,
+    "ETW739": cut_blob,
     "ETW622": expand_listing,
     "ETW650": expand_listing,
     "ETW653": expand_listing,
