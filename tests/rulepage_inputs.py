@@ -10,6 +10,9 @@ import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from etwmc.cli import main
 from etwmc.runtime.eventfile import MAGIC, EventFileWriter
@@ -100,6 +103,73 @@ def expand_listing(folder: Path, damaged: bool) -> None:
 _GUID = re.compile(r"\{[0-9a-fA-F-]{36}\}")
 
 
+def _edited_blob(edit: Callable[[bytearray, Any], None]) -> Maker:
+    """The blob of the page's manifest with ``edit`` applied, as ``edited.bin``."""
+
+    def make(folder: Path, damaged: bool) -> None:
+        if not damaged:
+            return
+        from etwmc.wevt.reader_raw import parse_blob
+
+        assert main(["compile", "--no-python", "-o", str(folder), str(folder / "example.man")]) == 0
+        blob = bytearray((folder / "exampleTEMP.BIN").read_bytes())
+        edit(blob, parse_blob(bytes(blob)).providers[0])
+        (folder / "edited.bin").write_bytes(bytes(blob))
+        for f in folder.glob("example?*"):
+            f.unlink()
+
+    return make
+
+
+def _opcode_192(blob: bytearray, provider: Any) -> None:
+    blob[provider.events[0].offset + 5] = 192  # the descriptor's opcode byte
+
+
+def _template_id_flipped(blob: bytearray, provider: Any) -> None:
+    blob[provider.templates[0].offset + 24] ^= 0xFF  # the first byte of the template's id
+
+
+def bare_line_feed(folder: Path, damaged: bool) -> None:
+    """The page's manifest compiled, with its message table as older mc wrote it."""
+    if not damaged:
+        return
+    from etwmc.wevt.msgtable import encode_messages, read_message_table
+
+    assert main(["compile", "--no-python", "-o", str(folder), str(folder / "example.man")]) == 0
+    table = read_message_table((folder / "example_MSG00001.bin").read_bytes())
+    old = {mid: text.replace("Hello, world.", "Hello,\nworld.") for mid, text in table.items()}
+    assert old != table
+    (folder / "old_MSG00001.bin").write_bytes(encode_messages(old))
+
+
+TRACES = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+def _trace(folder: Path) -> bytes:
+    source = TRACES / "krabsetw_powershell.etl"
+    if not source.is_file():
+        pytest.skip("../shared/traces is not present next to this checkout")
+    data = source.read_bytes()
+    (folder / "trace.etl").write_bytes(data)
+    return data
+
+
+def cut_trace(folder: Path, damaged: bool) -> None:
+    data = _trace(folder)
+    if damaged:
+        (folder / "cut.etl").write_bytes(data[:4096])
+
+
+def trace_and_cut_blob(folder: Path, damaged: bool) -> None:
+    _trace(folder)
+    if damaged:
+        (folder / "damaged.bin").write_bytes(b"CRIM" + (304).to_bytes(4, "little"))
+
+
+def trace(folder: Path, damaged: bool) -> None:
+    _trace(folder)
+
+
 GENERATED: dict[str, Maker] = {
     "ETW001": pipe,
     "ETW002": empty,
@@ -109,6 +179,13 @@ GENERATED: dict[str, Maker] = {
     "ETW022": cut_event_file,
     "ETW507": expand_listing,
     "ETW739": cut_blob,
+    "ETW800": _edited_blob(_opcode_192),
+    "ETW801": _edited_blob(_template_id_flipped),
+    "ETW803": bare_line_feed,
+    "ETW851": cut_trace,
+    "ETW852": trace_and_cut_blob,
+    "ETW853": trace,
+    "ETW855": trace,
     "ETW622": expand_listing,
     "ETW650": expand_listing,
     "ETW653": expand_listing,
