@@ -170,3 +170,6 @@ def test_example_raises_its_code_and_fix_does_not(
     lay_out([p.example, p.fix], False)
     fixed = _run(_commands(p.fix) or commands, capsys)
     assert not _raises(code, fixed), f"{code}: the fix still raises it:\n{fixed}"
+    # What to write instead is clean: no error or warning of any code (notes may remain).
+    assert re.findall(r"\[exit (\d+)\]", fixed) == ["0"] * fixed.count("[exit ")
+    assert re.search(r" (error|warning) ETW\d{3}:", fixed) is None, fixed
