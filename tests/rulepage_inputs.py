@@ -95,7 +95,8 @@ def expand_listing(folder: Path, damaged: bool) -> None:
             model = lines[-1]
             for n in range(first, last + 1):
                 made = model.replace(f'"{prefix}{first - 1}"', f'"{prefix}{n}"')
-                made = _GUID.sub(lambda _: "{%s}" % uuid.uuid5(uuid.NAMESPACE_URL, made), made)
+                own = "{" + str(uuid.uuid5(uuid.NAMESPACE_URL, made)) + "}"
+                made = _GUID.sub(own, made)
                 lines.append(made)
         page.write_text("".join(lines), encoding="utf-8")
 

@@ -15,12 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rulepage_inputs import GENERATED
 
 from etwmc.cli import main
 from etwmc.codes import REGISTRY, Severity
 from etwmc.rulepages import SECTIONS, all_pages, page, parse, to_text, url
-
-from rulepage_inputs import GENERATED
 
 PAGES_DIR = Path(__file__).resolve().parents[1] / "etwmc" / "rulepages"
 CODES = sorted(REGISTRY)

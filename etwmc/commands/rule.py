@@ -45,8 +45,22 @@ def _known(raw: str) -> str:
     code = raw.strip().upper()
     if code in REGISTRY:
         return code
-    import difflib  # only for a misspelt code
-
-    near = difflib.get_close_matches(code, REGISTRY, n=3, cutoff=0.6)
-    hint = f"; did you mean {' or '.join(near)}?" if near else " (etwmc lint --list-codes lists them)"
+    near = _nearest(code)
+    hint = (
+        f"; did you mean {' or '.join(near)}?" if near else " (etwmc lint --list-codes lists them)"
+    )
     raise UsageError(f"unknown code {raw!r}{hint}")
+
+
+def _nearest(code: str) -> list[str]:
+    """The registered codes one or two characters away from ``code``, read with the
+    letters O, I and L taken for the digits they are mistyped for, and ETW added to a
+    bare number."""
+    typed = code.translate(str.maketrans("OIL", "011"))
+    if typed.isdigit():
+        typed = "ETW" + typed
+    if len(typed) != 6:
+        return []
+    scored = sorted((sum(a != b for a, b in zip(typed, c, strict=True)), c) for c in REGISTRY)
+    best = scored[0][0]
+    return [c for d, c in scored if d == best and d <= 2][:3]

@@ -113,11 +113,16 @@ def parse(code_id: str, text: str) -> RulePage:
     empty = [h for h, body in found.items() if not body]
     if empty:
         raise PageError(f"{code_id}.md: empty section {empty[0]!r}")
+    meaning, why, mc, example, fix = (found[h] for h in SECTIONS)
     return RulePage(
-        code_id,
-        code.severity.label,
-        code.summary,
-        *(found[h] for h in SECTIONS),
+        code=code_id,
+        severity=code.severity.label,
+        summary=code.summary,
+        meaning=meaning,
+        why=why,
+        mc=mc,
+        example=example,
+        fix=fix,
         markdown=text,
     )
 
