@@ -10,9 +10,8 @@ imports the constants it reports, and ``etwmc lint --list-codes`` lists
 from __future__ import annotations
 
 import enum
+from dataclasses import dataclass
 from typing import Final
-
-from .records import record
 
 
 class Severity(enum.IntEnum):
@@ -30,7 +29,7 @@ WARNING: Final = Severity.WARNING
 NOTE: Final = Severity.NOTE
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Code:
     """A diagnostic code: its id, default severity and a one-line summary."""
 

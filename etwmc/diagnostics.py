@@ -23,16 +23,16 @@ ETW9xx  internal
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
 
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
-from .records import record
 
 
-@record(kw_only=False, order=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Span:
     """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
 
@@ -51,7 +51,7 @@ class Span:
 NOWHERE = Span("<unknown>")
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str
     severity: Severity

@@ -54,6 +54,7 @@ from __future__ import annotations
 import _thread  # the lock without threading.py's import (start-up cost)
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -62,7 +63,6 @@ from .codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
 from .descriptors import provider_items
 from .diagnostics import Diagnostic, Span, diag
 from .model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
-from .records import record
 
 NO_MESSAGE: Final = 0xFFFFFFFF  # what the metadata stores for an item without a message
 
@@ -79,7 +79,7 @@ def keyword_value(mask: int) -> int:
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MessageIds:
     """Message ids of one manifest.
 
@@ -92,10 +92,10 @@ class MessageIds:
     its mappings are read-only, and ``diagnostics`` must not be changed in place.
     """
 
-    strings: Mapping[str, int] = _EMPTY
-    winmeta: Mapping[int, str] = _EMPTY
-    winmeta_channels: Mapping[str, int] = _EMPTY
-    builtins: Mapping[tuple[str, str], int] = _EMPTY
+    strings: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    winmeta: Mapping[int, str] = field(default_factory=lambda: _EMPTY)
+    winmeta_channels: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
+    builtins: Mapping[tuple[str, str], int] = field(default_factory=lambda: _EMPTY)
     diagnostics: Sequence[Diagnostic] = ()
 
     def _of(self, string_id: str | None) -> int:

@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from .codes import N_UNUSED_SUPPRESSION
 from .diagnostics import Diagnostic, Severity, Span, diag
-from .records import record, replace
 
 # Compiled on first use (re caches them): most runs name no selector and have no
 # suppression comment, and compiling both costs a millisecond at every start.
@@ -52,11 +52,13 @@ def check_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Selection:
     select: tuple[str, ...] = ("ETW",)
     ignore: tuple[str, ...] = ()
-    per_file_ignores: Mapping[str, tuple[str, ...]] = MappingProxyType({})
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
     root: str | None = None  # per-file patterns are relative to this folder
 
     def extended(self, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Selection:
@@ -91,7 +93,7 @@ class Selection:
         return tuple(out)
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class _Suppression:
     line: int  # the line it covers (0: the whole file)
     written_at: int
