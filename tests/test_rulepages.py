@@ -26,8 +26,11 @@ CODES = sorted(REGISTRY)
 
 NO_SMALL_EXAMPLE = "**No small example.**"
 NOTHING_TO_FIX = "**Nothing to fix.**"
+# Codes that one input always raises together; any other example raises its code alone
+# (no error or warning of another code), as the smallest input that shows it should.
+COMPANIONS = {"ETW141": {"ETW412"}, "ETW412": {"ETW141"}}
 # Codes no input raises: the page says why (NO_SMALL_EXAMPLE), and nothing is run.
-NOT_RAISED = {"ETW023", "ETW200", "ETW412", "ETW601", "ETW613", "ETW854"}
+NOT_RAISED = {"ETW023", "ETW200", "ETW601", "ETW613", "ETW854"}
 
 
 def test_every_code_has_a_page_and_every_page_a_code() -> None:
@@ -160,6 +163,8 @@ def test_example_raises_its_code_and_fix_does_not(
     lay_out([p.example], True)
     output = _run(commands, capsys)
     assert _raises(code, output), f"{code}: the example does not raise it:\n{output}"
+    others = set(re.findall(r" (?:error|warning) (ETW\d{3}):", output)) - {code}
+    assert others <= COMPANIONS.get(code, set()), f"{code}: the example raises more:\n{output}"
 
     if p.fix.startswith(NOTHING_TO_FIX):
         return
