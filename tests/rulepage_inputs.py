@@ -171,10 +171,20 @@ def trace(folder: Path, damaged: bool) -> None:
     _trace(folder)
 
 
+def looping_links(folder: Path, damaged: bool) -> None:
+    """``repo``: the page's manifest and two links that point at each other."""
+    repo = folder / "repo"
+    repo.mkdir()
+    (repo / "example.man").write_bytes((folder / "example.man").read_bytes())
+    (repo / "ping.man").symlink_to("pong.man")
+    (repo / "pong.man").symlink_to("ping.man")
+
+
 GENERATED: dict[str, Maker] = {
     "ETW001": pipe,
     "ETW002": empty,
     "ETW003": huge,
+    "ETW014": looping_links,
     "ETW020": cut_blob,
     "ETW021": cut_table,
     "ETW022": cut_event_file,

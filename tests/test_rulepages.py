@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +29,7 @@ NO_SMALL_EXAMPLE = "**No small example.**"
 NOTHING_TO_FIX = "**Nothing to fix.**"
 # Codes that one input always raises together; any other example raises its code alone
 # (no error or warning of another code), as the smallest input that shows it should.
-COMPANIONS = {"ETW141": {"ETW412"}, "ETW412": {"ETW141"}}
+COMPANIONS = {"ETW015": {"ETW401"}, "ETW141": {"ETW412"}, "ETW412": {"ETW141"}}
 # Codes no input raises: the page says why (NO_SMALL_EXAMPLE), and nothing is run.
 NOT_RAISED = {"ETW023", "ETW200", "ETW601", "ETW613", "ETW854"}
 
@@ -169,7 +170,9 @@ def test_example_raises_its_code_and_fix_does_not(
     if p.fix.startswith(NOTHING_TO_FIX):
         return
     for f in tmp_path.iterdir():
-        if f.is_file():
+        if f.is_dir() and not f.is_symlink():
+            shutil.rmtree(f)
+        else:
             f.unlink()
     lay_out([p.example, p.fix], False)
     fixed = _run(_commands(p.fix) or commands, capsys)
