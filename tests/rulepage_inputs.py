@@ -197,6 +197,7 @@ GENERATED: dict[str, Maker] = {
     "ETW852": trace_and_cut_blob,
     "ETW853": trace,
     "ETW855": trace,
+    "ETW858": trace,
     "ETW622": expand_listing,
     "ETW650": expand_listing,
     "ETW653": expand_listing,
