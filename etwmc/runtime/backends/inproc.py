@@ -185,6 +185,8 @@ class InProcBackend:
         # Nothing done under the lock calls user code (callbacks and consumers run after
         # it is released), so a plain lock serves every path.
         self._lock = threading.Lock()
+        # Notified when a session has no taken event left to write (see _drain).
+        self._all_written = threading.Condition(self._lock)
         self._registrations: dict[uuid.UUID, list[_Registration]] = {}
         self._sessions: list[Session] = []
         self._layouts: dict[uuid.UUID, dict[tuple[int, int], tuple[Field, ...]]] = {}
@@ -461,6 +463,20 @@ class InProcBackend:
             calls = self._refresh(regs, None)
         _fire(calls)
 
+    def _written(self, session: Session) -> None:
+        """One event :meth:`Session._sink` was handed is in the file (or counted in its
+        ``file_errors``)."""
+        with self._lock:
+            session._unwritten -= 1
+            if not session._unwritten:
+                self._all_written.notify_all()
+
+    def _drain(self, session: Session) -> None:
+        """Wait until every event a (stopped) session took is in its file."""
+        with self._all_written:
+            while session._unwritten:
+                self._all_written.wait()
+
     def _replace_consumer(
         self, session: Session, consumer: Callable[[EventRecord], None] | None
     ) -> None:
@@ -563,11 +579,14 @@ class InProcBackend:
                         status = ERROR_NOT_ENOUGH_MEMORY
                     else:
                         taken.append(s)
+            sinking = []
             for s in taken:
                 s._put(raw)
-        for s in taken:
-            if s._has_sinks:
-                s._sink(raw)
+                if s._has_sinks:
+                    s._unwritten += 1  # stop() waits until _sink has written it
+                    sinking.append(s)
+        for s in sinking:
+            s._sink(raw)
         return status
 
 
