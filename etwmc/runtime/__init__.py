@@ -136,9 +136,9 @@ def __getattr__(name: str) -> object:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{home}"), name)
+    # The import statement's own machinery (importlib would load more modules).
+    module = __import__(f"{__name__}.{home}", fromlist=[name])
+    value = getattr(module, name)
     globals()[name] = value  # found directly from now on
     return value
 

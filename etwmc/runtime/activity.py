@@ -31,6 +31,7 @@ import os
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
     import uuid
+    from collections.abc import Callable
     from types import TracebackType
 
 GUID_SIZE = 16
@@ -176,3 +177,37 @@ def _as_guid(value: bytes | uuid.UUID) -> bytes:
         f"an activity id is 16 bytes (GUID layout) or a uuid.UUID, got {type(value).__name__}"
         + (f" of length {len(value)}" if isinstance(value, bytes | bytearray) else "")
     )
+
+
+def start_event(
+    enabled: bool, write: Callable[..., int], related: uuid.UUID | None, *values: object
+) -> Activity:
+    """What a generated ``start_<Event>`` does: a new activity becomes current (related:
+    ``related``, else the id that was current), then, when ``enabled`` (the event's flag,
+    read once by the caller), ``write(*values)`` writes the event with the activity's
+    ids.  Arguments ``write`` refuses (an ``EventError``) end the activity again before
+    the error goes on."""
+    act = Activity(related).start()
+    if enabled:
+        try:
+            write(
+                *values,
+                activity_id=activity_uuid(act.id),
+                related_activity_id=None if act.related is None else activity_uuid(act.related),
+            )
+        except BaseException:
+            act.stop()
+            raise
+    return act
+
+
+def stop_event(
+    enabled: bool, write: Callable[..., int], activity: Activity, *values: object
+) -> int:
+    """What a generated ``stop_<Event>`` does: when ``enabled``, ``write(*values)`` writes
+    the event with ``activity``'s id; then the activity ends, whatever the write did.
+    Returns the write's status (0 when not enabled)."""
+    try:
+        return write(*values, activity_id=activity_uuid(activity.id)) if enabled else 0
+    finally:
+        activity.stop()

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 
-class _Problem(Exception):
+class _Problem(ValueError):  # a ValueError: in payload.ENCODING_ERRORS
     def __init__(self, field: str, problem: str) -> None:
         super().__init__(problem)
         self.field = field

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from typing import Final, NamedTuple
 
 __all__ = [
+    "ENCODING_ERRORS",
     "KW",
     "EventError",
     "Field",
@@ -84,6 +85,13 @@ else:
     )
     Field.__doc__ = "How one template item is encoded (inType code 0 is a struct)."
 
+
+# What encoding an argument of the wrong type or out of range raises, in a generated
+# write function (an ``except`` clause narrower than ``Exception``): struct's error and
+# TypeError for a value struct or a codec refuses, ValueError (UnicodeEncodeError among
+# them, and the generic encoder's own) for a value out of range, AttributeError for a
+# "GUID" without ``bytes_le``, OverflowError for an int beyond any C type.
+ENCODING_ERRORS: Final = (struct.error, TypeError, ValueError, AttributeError, OverflowError)
 
 u16: Final = codecs.utf_16_le_encode
 # ANSI strings are written in Windows-1252 (what decoders assume for the ANSI code page)

@@ -32,6 +32,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .activity import _current as _current_activity
+from .lazylock import LazyLock
 from .state import (
     CAPTURE_STATE,
     DISABLE_PROVIDER,
@@ -44,7 +45,6 @@ from .state import (
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
-    import threading
     import uuid
     import weakref
     from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -197,16 +197,23 @@ class ProviderRuntime:
         Already registered: nothing happens.  Raises :class:`BackendError
         <etwmc.runtime.backends.BackendError>` when the backend refuses.
         """
-        from .backends import get_backend
+        from .backends import NullBackend, get_backend
 
-        with _registration_lock():
+        if self._backend is not None:
+            return self
+        chosen = (
+            backend
+            if backend is not None and not isinstance(backend, str)
+            else get_backend(backend)
+        )
+        if isinstance(chosen, NullBackend):
+            # Nothing is ever enabled there and nothing is registered: no handle, no GUID
+            # to parse, no lock, no exit hook (what a module imported off Windows does).
+            self._backend = chosen
+            return self
+        with _lock:
             if self._backend is not None:
                 return self
-            chosen = (
-                backend
-                if backend is not None and not isinstance(backend, str)
-                else (get_backend(backend))
-            )
             self.state = DISABLED
             # Only a backend that filters payloads itself takes layouts (duck-typed: the
             # backend protocol does not require it).
@@ -234,7 +241,7 @@ class ProviderRuntime:
 
     def unregister(self) -> None:
         """Unregister (idempotent); the provider reads as disabled afterwards."""
-        with _registration_lock():
+        with _lock:
             backend, handle = self._backend, self._handle
             if backend is None:
                 return
@@ -295,7 +302,7 @@ class ProviderRuntime:
 
     def _failed(self, status: int) -> None:
         """Count one write the backend refused (any thread; never under a backend's lock)."""
-        with _registration_lock():
+        with _lock:
             self.write_failures += 1
             self.last_status = status
 
@@ -333,19 +340,10 @@ class Registration:
 
 # -- what the first registration sets up ---------------------------------------------------
 
-# One lock for every registration change of the process, and for the failure counts,
-# made by the first registration: registrations and refused writes are rare, and
-# threading is not imported before it is needed.  Two threads may each append one at
-# the very first call; both then use the first (list.append and indexing are atomic).
-_locks: list[threading.RLock] = []
-
-
-def _registration_lock() -> threading.RLock:
-    if not _locks:
-        import threading
-
-        _locks.append(threading.RLock())
-    return _locks[0]
+# One lock for every registration change of the process, and for the failure counts:
+# both are rare (a hook may register another provider inside a registration, hence
+# reentrant).
+_lock = LazyLock(reentrant=True)
 
 
 # Providers still registered; unregistered at exit so that no late enable callback

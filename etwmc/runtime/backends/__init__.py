@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 
+from ..lazylock import LazyLock
 from .null import NULL_BACKEND, NullBackend
 from .status import BackendError
 
@@ -42,7 +42,7 @@ __all__ = [
 BACKEND_ENV = "ETWMC_BACKEND"
 BACKEND_NAMES = ("inproc", "null", "windows")
 
-_lock = threading.Lock()
+_lock = LazyLock()
 _singletons: dict[str, Backend] = {}
 
 
