@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..descriptors import (
     START_OPCODE,
@@ -32,7 +33,6 @@ from ..descriptors import (
 from ..diagnostics import Diagnostic
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
-from ..records import record
 from ..winmeta import LEVELS, OPCODES
 from . import docstrings, layout
 from .imports import Imports
@@ -42,18 +42,17 @@ from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
 # What the template reads.  Statements that can outgrow a line are laid out here
-# (:mod:`.layout`), so the template only prints them.  Records (:mod:`etwmc.records`):
-# frozen, and cheap to define at import.
+# (:mod:`.layout`), so the template only prints them.
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class EnumCtx:
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class EventCtx:
     ident: str
     write: str
@@ -75,7 +74,7 @@ class EventCtx:
     stop_call: str  # the return statement of the stop_ function
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ProviderCtx:
     ns: str
     runtime: str
@@ -95,13 +94,13 @@ class ProviderCtx:
     layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class SpecCtx:
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ModuleCtx:
     version: str
     source_assign: str
