@@ -24,7 +24,7 @@ from ..codes import (
 )
 from ..diagnostics import Diagnostic, Span, diag
 from ..wevt.msgtable import MAX_ENTRY, MESSAGE_RESOURCE_ANSI, text_entry
-from .model import Message, MessageFile
+from .model import Message, MessageFile, Name
 from .resources import TableStyle
 from .shown import shown
 
@@ -71,31 +71,30 @@ def _unique(mf: MessageFile) -> list[Diagnostic]:
 def _languages(mf: MessageFile) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     used = mf.used_languages()
-    files: dict[str, str] = {}
-    langids: dict[int, str] = {}
+    files: dict[str, Name] = {}
+    langids: dict[int, Name] = {}
     for lang in used:
         file = lang.file or ""
-        where = lang.span if lang.span is not None else mf.messages[0].span
-        other = files.setdefault(file.casefold(), lang.name)
-        if other != lang.name:
+        other = files.setdefault(file.casefold(), lang)
+        if other is not lang:
             out.append(
                 diag(
                     E_MC_DUP_FILE,
-                    where,
-                    f"languages {shown(other)} and {shown(lang.name)} both write "
+                    lang.span or other.span or mf.messages[0].span,
+                    f"languages {shown(other.name)} and {shown(lang.name)} both write "
                     f"{shown(file + '.bin')}",
                     hint="give each language its own file name in LanguageNames",
                 )
             )
-        other = langids.setdefault(lang.value, lang.name)
-        if other != lang.name:
+        other = langids.setdefault(lang.value, lang)
+        if other is not lang:
             out.append(
                 diag(
                     W_MC_DUP_LANGID,
-                    where,
-                    f"languages {shown(other)} and {shown(lang.name)} both have language id "
-                    f"0x{lang.value:04X}: the .rc gets two message tables for one language, "
-                    "which the resource compiler refuses",
+                    lang.span or other.span or mf.messages[0].span,
+                    f"languages {shown(other.name)} and {shown(lang.name)} both have "
+                    f"language id 0x{lang.value:04X}: the .rc gets two message tables "
+                    "for one language, which the resource compiler refuses",
                     hint="give each language its own id, or put their texts under one",
                 )
             )
