@@ -29,7 +29,15 @@ import re
 from pathlib import Path
 
 import pytest
-from header_helpers import current_layout, facts, golden_cases, traits
+from header_helpers import (
+    HeaderFacts,
+    channel_keywords,
+    current_layout,
+    facts,
+    golden_cases,
+    predating,
+    traits,
+)
 
 from etwmc.header import HeaderOptions, build_header
 from etwmc.validate import check_file
@@ -57,14 +65,8 @@ def _ours(man: Path, options: HeaderOptions | None = None) -> str:
 
 def _split(defines: frozenset[tuple[str, int]]) -> tuple[set[tuple[str, int]], dict[str, int]]:
     """(the other defines, channel symbol -> its _KEYWORD define's value)."""
-    names = {name for name, _ in defines}
-    keywords = {
-        name[: -len("_KEYWORD")]: value
-        for name, value in defines
-        if name.endswith("_KEYWORD") and name[: -len("_KEYWORD")] in names
-    }
-    others = {d for d in defines if not (d[0].endswith("_KEYWORD") and d[0][:-8] in keywords)}
-    return others, keywords
+    f = HeaderFacts(defines, frozenset(), frozenset(), frozenset())
+    return set(predating(f).defines), channel_keywords(f)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{h.parent.name}/{h.name}" for h, _ in CASES] or None)
