@@ -359,9 +359,7 @@ E_MC_SYMBOL: Final = Code(
 W_MC_NOT_IDENTIFIER: Final = Code(
     "ETW918", WARNING, "a symbolic name is not a C identifier, so its #define does not compile"
 )
-E_MC_TOO_LONG: Final = Code(
-    "ETW919", ERROR, "a message text is too long for a message table entry"
-)
+E_MC_TOO_LONG: Final = Code("ETW919", ERROR, "a message text is too long for a message table entry")
 E_MC_CODE_PAGE: Final = Code(
     "ETW920", ERROR, "a message text cannot be written in the ANSI code page (-A)"
 )
@@ -372,9 +370,7 @@ W_MC_REDECLARED: Final = Code(
     "ETW933", WARNING, "a severity, facility or language name is declared twice"
 )
 E_MC_DUP_FILE: Final = Code("ETW934", ERROR, "two languages write the same table file")
-W_MC_DUP_LANGID: Final = Code(
-    "ETW935", WARNING, "two languages with messages share a language id"
-)
+W_MC_DUP_LANGID: Final = Code("ETW935", WARNING, "two languages with messages share a language id")
 W_MC_MISSING_TEXT: Final = Code(
     "ETW936", WARNING, "a message has no text in a language other messages have"
 )

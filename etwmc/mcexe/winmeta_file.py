@@ -124,4 +124,3 @@ def _number(text: str | None) -> int | None:
         return int(text, 0)
     except ValueError:
         return None
-

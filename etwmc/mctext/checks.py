@@ -23,7 +23,7 @@ from ..codes import (
     W_MC_MISSING_TEXT,
 )
 from ..diagnostics import Diagnostic, Span, diag
-from ..wevt.msgtable import MAX_ENTRY, MESSAGE_RESOURCE_ANSI, text_entry
+from ..wevt.msgtable import MAX_ENTRY, MESSAGE_RESOURCE_ANSI, entry_size, text_entry
 from .model import Message, MessageFile, Name
 from .resources import TableStyle
 from .shown import shown
@@ -134,13 +134,13 @@ def _texts(mf: MessageFile, style: TableStyle, max_length: int | None) -> list[D
                 assert style.flags == MESSAGE_RESOURCE_ANSI
                 out.append(_code_page(t.span, stored, exc, style.codec))
                 continue
-            if entry.size > MAX_ENTRY:
+            if entry_size(entry) > MAX_ENTRY:
                 out.append(
                     diag(
                         E_MC_TOO_LONG,
                         t.span,
-                        f"the {t.language} text takes {entry.size} bytes in its table entry; "
-                        f"an entry holds at most {MAX_ENTRY}",
+                        f"the {t.language} text takes {entry_size(entry)} bytes in its table "
+                        f"entry; an entry holds at most {MAX_ENTRY}",
                         hint="split the message",
                     )
                 )

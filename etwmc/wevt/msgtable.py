@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from ..model import Manifest, Resources
 from ..msgformat import table_text
@@ -58,17 +57,14 @@ def fits(text: str) -> bool:
     return len(_entry_text(table_text(text))) + 4 <= 0xFFFF
 
 
-@dataclass(frozen=True, slots=True)
-class TableEntry:
-    """One entry's flags and its encoded text with the terminator (not yet padded)."""
+# One entry: its flags and its encoded text with the terminator, not yet padded.  A
+# plain pair: this module is on the path of every lint, which must stay cheap to start.
+TableEntry = tuple[int, bytes]
 
-    flags: int
-    data: bytes
 
-    @property
-    def size(self) -> int:
-        """The entry's length field: header, text, terminator and padding."""
-        return (4 + len(self.data) + 3) & ~3
+def entry_size(entry: TableEntry) -> int:
+    """An entry's length field: header, text, terminator and padding."""
+    return (4 + len(entry[1]) + 3) & ~3
 
 
 def text_entry(
@@ -78,10 +74,10 @@ def text_entry(
     names; ``codec`` is the code page of an ANSI entry.  Raises UnicodeEncodeError when
     the code page cannot hold the text."""
     if flags == MESSAGE_RESOURCE_UNICODE:
-        return TableEntry(flags, (text + "\0").encode("utf-16-le", "surrogatepass"))
+        return flags, (text + "\0").encode("utf-16-le", "surrogatepass")
     if flags == MESSAGE_RESOURCE_UTF8:
-        return TableEntry(flags, (text + "\0").encode("utf-8"))
-    return TableEntry(flags, text.encode(codec) + b"\0")
+        return flags, (text + "\0").encode("utf-8")
+    return flags, text.encode(codec) + b"\0"
 
 
 def encode_table(entries: Mapping[int, TableEntry]) -> bytes:
@@ -100,13 +96,14 @@ def encode_table(entries: Mapping[int, TableEntry]) -> bytes:
     for lo, hi in blocks:
         out += struct.pack("<III", lo, hi, offset)
         while k < len(ids) and ids[k] <= hi:
-            offset += entries[ids[k]].size
+            offset += entry_size(entries[ids[k]])
             k += 1
     for mid in ids:
-        e = entries[mid]
-        if e.size > MAX_ENTRY:
+        flags, data = entries[mid]
+        size = entry_size(entries[mid])
+        if size > MAX_ENTRY:
             raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
-        out += struct.pack("<HH", e.size, e.flags) + e.data + b"\0" * (e.size - 4 - len(e.data))
+        out += struct.pack("<HH", size, flags) + data + b"\0" * (size - 4 - len(data))
     return bytes(out)
 
 
