@@ -247,3 +247,23 @@ def test_w_validates_against_the_schema_too(
     xsd.write_text("<not a schema")
     assert _run("-w", xsd, "-h", tmp_path, "-r", tmp_path, HELLO) == 1
     assert "error ETW025:" in capsys.readouterr().out
+
+
+def test_outputs_are_the_same_under_two_hash_seeds(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    man = tmp_path / "events.man"
+    shutil.copy(HELLO, man)
+    mc = _mc(tmp_path)
+    results = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        subprocess.run(
+            [sys.executable, "-m", "etwmc", "mc", "-um", "-h", out, "-r", out, "-x", out, man, mc],
+            env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        results.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert results[0] == results[1] and len(results[0]) == 7
