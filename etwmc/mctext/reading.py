@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, has_errors
-from ..parse import read_bytes
 from .checks import check
 from .model import MessageFile
 from .options import McTextOptions
@@ -31,6 +30,8 @@ def read(
 def read_file(
     path: str | Path, options: McTextOptions | None = None
 ) -> tuple[MessageFile | None, list[Diagnostic]]:
+    from ..parse import read_bytes  # the safe reader; lxml comes with it, so only here
+
     data, diags = read_bytes(path)
     if data is None:
         return None, diags

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..header.names import sanitize
+from ..naming import sanitize
 from ..wevt.msgtable import (
     MESSAGE_RESOURCE_ANSI,
     MESSAGE_RESOURCE_UNICODE,
