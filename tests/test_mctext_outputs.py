@@ -163,6 +163,13 @@ def test_header_defines_and_casts() -> None:
     assert "((WORD)" not in header.split("TYPED_DECIMAL")[0]
 
 
+def test_output_base_in_a_message_definition() -> None:
+    text = "MessageId=7\nOutputBase=10\nSymbolicName=A\nLanguage=English\na\n.\n" + _msg("B")
+    header = _out(text).header
+    assert "#define A                                7L\n" in header
+    assert "#define B                                8L\n" in header
+
+
 def test_o_writes_the_hresult_layout() -> None:
     header = _out(_msg("A"), ole2=True).header
     assert "//  |S|R|C|N|r|    Facility         |               Code            |\n" in header

@@ -8,7 +8,9 @@ Reading with source places, a frozen model, then outputs rendered in memory:
   header (:mod:`.header`), the .rc, one message table per language and the .dbg of
   ``-x`` (:mod:`.resources`); :mod:`.combine` joins them with a manifest's when mc
   compiles both in one run;
-* :func:`encode_text`: a text output in the encoding of mc's ``-cp``.
+* :func:`encode_text`: a text output in the encoding of mc's ``-cp``;
+* :func:`plan_files`: every file of one mc run for the file, named and encoded, with a
+  manifest's resources joined when the run has one (:mod:`.files`).
 
 The input is untrusted: decoding is strict, work is linear in its size, every problem
 is a diagnostic with a place, and no text of it can leave a comment of the header, a

@@ -189,6 +189,12 @@ class _Parser:
     # ------------------------------------------------------------------ file level
 
     def _file_level(self, keyword: str, token: Token) -> None:
+        if keyword == "OutputBase" and self.draft is not None and not self.draft.texts:
+            # Allowed in a message definition too: it applies from this message on.
+            value = self._value(keyword, token)
+            if value is not None:
+                self._output_base(value)
+            return
         if self.draft is not None and not self.draft.texts:
             self._error(
                 E_MC_ORDER,
