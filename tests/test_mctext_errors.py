@@ -55,6 +55,7 @@ CASES = [
         "0x81",
         id="undefined in cp1252",
     ),
+    pytest.param(GOOD.encode("utf-16-le"), "ETW900", 1, 1, "give -u", id="utf-16 without -u"),
     # ETW901: characters no output may hold
     pytest.param("MessageId=1\nLanguage=English\nO\0ne\n.\n", "ETW901", 3, 2, "NUL", id="nul"),
     pytest.param(

@@ -53,6 +53,16 @@ def decode(
         encoding, body = "utf-8", data[3:]
     elif unicode:
         encoding, body = "utf-16-le", data
+    elif _looks_utf16(data):
+        return None, [
+            diag(
+                E_MC_ENCODING,
+                Span(path, 1, 1),
+                "the file looks like UTF-16LE without a byte-order mark (every other byte is "
+                "0), but is read as ANSI text",
+                hint="give -u, as mc needs for such a file, or save it with a byte-order mark",
+            )
+        ]
     else:
         encoding, body = code_page, data
     try:
@@ -72,6 +82,12 @@ def decode(
             problems.append(_bad_character(path, number, bad, line[bad]))
         out.append(line)
     return Source(path, tuple(out), encoding), problems
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """ASCII text in UTF-16LE: a NUL after every character of the first line or so."""
+    head = data[:64]
+    return len(head) >= 8 and head[1::2].count(0) == len(head[1::2]) and 0 not in head[0::2]
 
 
 def _refuse(path: str, what: str) -> Diagnostic:
