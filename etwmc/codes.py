@@ -61,6 +61,9 @@ E_WINMETA_FILE: Final = Code(
     "ETW024", ERROR, "a winmeta.xml given with mc -W cannot be read or used"
 )
 E_SCHEMA_FILE: Final = Code("ETW025", ERROR, "a schema given with mc -w cannot be read or used")
+E_CUSTOM_SCHEMA: Final = Code(
+    "ETW026", ERROR, "the manifest does not match the schema given with mc -w"
+)
 
 # ETW1xx  schema: etwmc's XSD (structure and lexical forms)
 E_UNKNOWN_ELEMENT: Final = Code("ETW100", ERROR, "an element is not allowed here")
@@ -87,9 +90,6 @@ W_LITERAL_MAP_MESSAGE: Final = Code(
 E_TASK_GROUPED_EVENTS: Final = Code("ETW142", ERROR, "the task-grouped event form is not supported")
 W_FOREIGN_NAMESPACE: Final = Code(
     "ETW143", WARNING, "a manifest element is in another namespace and is ignored"
-)
-E_CUSTOM_SCHEMA: Final = Code(
-    "ETW198", ERROR, "the manifest does not match the schema given with mc -w"
 )
 E_SCHEMA: Final = Code("ETW199", ERROR, "the manifest does not match etwmc's schema")
 

@@ -241,7 +241,7 @@ def test_w_validates_against_the_schema_too(
     xsd.write_text(SCHEMA)
     assert _run("-w", xsd, "-h", tmp_path, "-r", tmp_path, HELLO) == 1
     out = capsys.readouterr().out
-    assert f"{HELLO}:6:1:" in out and "error ETW198:" in out and "'required'" in out
+    assert f"{HELLO}:6:1:" in out and "error ETW026:" in out and "'required'" in out
     xsd.write_text(SCHEMA.replace('use="required"', 'use="optional"'))
     assert _run("-w", xsd, "-h", tmp_path, "-r", tmp_path, HELLO) == 0
     xsd.write_text("<not a schema")

@@ -3,7 +3,7 @@
 Build scripts pass the SDK's eventman.xsd (mc before 1.12.7051 validated only with it;
 later versions validate with their own and ignore it).  etwmc always validates with its
 own schema; with ``-w`` it also validates the manifest against the given one and
-reports what that schema refuses (ETW198).  The schema is read with the same care as
+reports what that schema refuses (ETW026).  The schema is read with the same care as
 a manifest: no DTD, no entities, nothing fetched from the network (an import or include
 of a local file next to it is read); one that cannot be read or compiled is ETW025.
 """
