@@ -13,6 +13,7 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; w
 from __future__ import annotations
 
 import keyword
+from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
@@ -22,14 +23,13 @@ from .emit import default_base
 from .emit import name_problem as file_name_problem
 from .model import Manifest
 from .options import CompileOptions
-from .records import record
 from .selection import Selection, apply
 from .validate import check_bytes, check_file
 
 DEFAULT_OPTIONS = CompileOptions()
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class CompileResult:
     """Planned outputs (file name -> bytes; empty when there are errors) and diagnostics."""
 

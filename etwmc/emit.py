@@ -34,10 +34,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from .digest import sha256_hex
-from .records import record
 
 JOURNAL_PREFIX = ".etwmc-journal-"
 _TOKEN = re.compile(r"[0-9a-f]{16}\Z")
@@ -93,7 +93,7 @@ def check_name(name: str) -> None:
 # --------------------------------------------------------------------------- writing
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class _Entry:
     name: str
     old: str | None  # SHA-256 of the file replaced, None when there was none

@@ -10,15 +10,15 @@ the files, selecting codes, reporting) is :mod:`etwmc.commands.lint`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from .compile import output_checks
 from .diagnostics import Diagnostic, finalize
-from .records import record
 from .validate import check_bytes, check_file
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Linted:
     """One manifest's diagnostics, and its source lines (for suppression comments)."""
 

@@ -9,9 +9,8 @@ them and its flags win.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
-
-from .records import record
 
 WevtVersion: TypeAlias = Literal[3, 5]
 HeaderMode: TypeAlias = Literal["um", "km"]
@@ -36,7 +35,7 @@ class OptionsError(ValueError):
     """Options that cannot go together or a value of the wrong kind; says which."""
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CompileOptions:
     """``wevt_version`` None means the default: 3 with ``legacy_template_ids`` (mc 8.1
     wrote version 3), else 5; :attr:`version` gives the one in force."""

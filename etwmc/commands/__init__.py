@@ -9,10 +9,10 @@ command module has ``DESCRIPTION``, ``configure(parser)`` and ``run(args) -> int
 
 from __future__ import annotations
 
-from ..records import record
+from dataclasses import dataclass
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Command:
     name: str
     summary: str

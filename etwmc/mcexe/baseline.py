@@ -16,6 +16,7 @@ that break decoders or consumers are errors (ETW7xx).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, Severity
@@ -23,7 +24,6 @@ from ..diff import diff_manifests, load
 from ..emit import name_problem
 from ..model import Manifest
 from ..msgids import MessageIds
-from ..records import replace
 from ..wevt import writer
 
 SUMMARY = "MCGenResource.BIN"

@@ -17,7 +17,7 @@ refuses it runs before the file is read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -28,7 +28,6 @@ from ..codes import E_WINMETA_FILE
 from ..diagnostics import Diagnostic, diag
 from ..msgids import MessageIds
 from ..parse import Document, parse_file
-from ..records import replace
 
 _NS = f"{{{wm.EVENTS_NS}}}"
 _KINDS = {"level": "levels", "task": "tasks", "opcode": "opcodes", "keyword": "keywords"}
