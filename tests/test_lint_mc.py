@@ -35,10 +35,16 @@ def test_errors_with_places(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_selection_and_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _file(tmp_path, BAD)
-    assert main(["lint", "--select", "ETW904", "--format", "json", str(path)]) == 1
+    warned = _file(
+        tmp_path, "MessageId=1 ;note\nSymbolicName=ONE\nLanguage=English\nOne\n. \n.\n", "w.mc"
+    )
+    assert main(["lint", "--ignore", "ETW906", "--format", "json", str(warned)]) == 0
     found = json.loads(capsys.readouterr().out)
-    assert [(d["code"], d["line"], d["column"]) for d in found] == [("ETW904", 6, 1)]
+    assert [(d["code"], d["line"], d["column"]) for d in found] == [("ETW907", 5, 1)]
+    assert main(["lint", "--select", "ETW906", "--format", "json", str(warned)]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [(d["code"], d["line"], d["column"]) for d in found] == [("ETW906", 1, 13)]
+    path = _file(tmp_path, BAD)
     assert main(["lint", "--format", "sarif", str(path)]) == 1
     sarif = json.loads(capsys.readouterr().out)
     assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {"ETW904", "ETW912"}
