@@ -457,3 +457,8 @@ def test_a_file_with_errors_has_no_message_for_outputs() -> None:
     model, diags = mctext.read(b"MessageId=1\nSeverity=Fatal\nLanguage=English\nOne\n.\n", "m.mc")
     assert model is not None and not mctext.usable(diags)
     assert model.messages == ()
+
+
+def test_an_unclosed_list_leaves_the_next_statement_whole() -> None:
+    text = "LanguageNames=(German=0x407:MSG00407\n" + GOOD
+    assert [(d.code, d.span.line) for d in _diags(text)] == [("ETW905", 2)]

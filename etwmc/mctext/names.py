@@ -145,11 +145,12 @@ def read_list(
 
     form = "name=langid:file" if kind == "language" else "name=number[:symbol]"
     while True:
-        token = cursor.take()
+        token = cursor.peek()
         if token is None:
             fail(None, f"the {keyword} list opened here is not closed with ')'", "close it")
             return
         if token.kind is Kind.CLOSE:
+            cursor.take()
             return
         if token.kind is Kind.WORD and token.text.casefold() in KEYWORDS:
             fail(
@@ -158,7 +159,8 @@ def read_list(
                 f"with ')' before {shown(token.text)}",
                 "close the list with ')'",
             )
-            return
+            return  # the statement it stops at is read as one
+        cursor.take()
         line = cursor.line
         equal, number = cursor.take(), cursor.take()
         value = number.number if number is not None else None
