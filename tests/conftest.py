@@ -49,18 +49,38 @@ def require_shared() -> None:
 
 
 def sized_cases(
-    paths: Iterable[Path], *, limit: int = LARGE_MANIFEST, ids: Callable[[Path], str] | None = None
+    paths: Iterable[Path],
+    *,
+    limit: int = LARGE_MANIFEST,
+    ids: Callable[[Path], str] = lambda p: p.name,
+    value: Callable[[Path], object] = lambda p: p,
 ) -> list[Any]:
-    """The cases of a sweep over files, those larger than ``limit`` bytes marked slow: the
-    fast subset keeps every small file of the sweep, the full suite runs them all."""
+    """The cases of a sweep over files (``value`` of each path, named by ``ids``), those
+    larger than ``limit`` bytes marked slow: the fast subset keeps every small file of the
+    sweep, the full suite runs them all."""
     return [
         pytest.param(
-            p,
-            id=ids(p) if ids else p.name,
+            value(p),
+            id=ids(p),
             marks=[slow] if p.is_file() and p.stat().st_size > limit else [],
         )
         for p in paths
     ]
+
+
+# Per test module (its path): how many tests were collected, and how many of them are slow,
+# before `-m` deselects any (tests/test_suite.py checks that every module keeps a fast test).
+SLOW_COUNTS = pytest.StashKey[dict[str, tuple[int, int]]]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    counts: dict[str, tuple[int, int]] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        total, slow_ones = counts.get(module, (0, 0))
+        counts[module] = (total + 1, slow_ones + (item.get_closest_marker("slow") is not None))
+    config.stash[SLOW_COUNTS] = counts
 
 
 @pytest.fixture(scope="session")

@@ -80,7 +80,10 @@ def _imports(module: str, path: Path) -> set[str]:
     return {t for t in found if t in MODULES and t != module}
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Module -> the etwmc modules it imports (read when a test asks, not at collection)."""
+    return {m: _imports(m, p) for m, p in MODULES.items()}
 
 
 def _unit(module: str) -> str:
@@ -92,21 +95,21 @@ def test_every_unit_has_its_place() -> None:
     assert sorted({_unit(m) for m in MODULES} - set(LAYERS)) == []
 
 
-def test_no_import_runs_back_up_or_sideways() -> None:
+def test_no_import_runs_back_up_or_sideways(graph: dict[str, set[str]]) -> None:
     floor = {part: i for i, parts in enumerate(FLOORS) for part in parts}
     wrong = sorted(
         f"{m} -> {t}"
-        for m, targets in GRAPH.items()
+        for m, targets in graph.items()
         for t in targets
         if _unit(m) != _unit(t) and floor[_unit(t)] <= floor[_unit(m)]
     )
     assert wrong == []
 
 
-def test_no_cycle_between_parts() -> None:
+def test_no_cycle_between_parts(graph: dict[str, set[str]]) -> None:
     """Depth-first search for a back edge in the graph of parts."""
     parts: dict[str, set[str]] = defaultdict(set)
-    for m, targets in GRAPH.items():
+    for m, targets in graph.items():
         parts[_unit(m)].update(_unit(t) for t in targets if _unit(t) != _unit(m))
     state: dict[str, int] = {}  # 1 on the path, 2 done
     path: list[str] = []
@@ -130,11 +133,11 @@ def test_no_cycle_between_parts() -> None:
 
 
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
-def test_the_runtime_world_stands_apart(module: str) -> None:
+def test_the_runtime_world_stands_apart(module: str, graph: dict[str, set[str]]) -> None:
     """What applications import (the runtime, and the pytest fixture over it) reaches
     nothing of the compiler: only the stdlib-only win: tables and traits blob."""
     reached = defaultdict(set)
-    for m, targets in GRAPH.items():
+    for m, targets in graph.items():
         if m == module or m.startswith(module + "."):
             for t in targets:
                 if not t.startswith(("etwmc.runtime", "etwmc.testing")) and t not in (

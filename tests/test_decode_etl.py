@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from etl_helpers import Raw, read_raw, trace, utf16_strings
 
+from conftest import slow
 from etwmc.cli import main
 from etwmc.decode.etl import open_trace
 from etwmc.decode.metadata import load_manifest
@@ -86,6 +87,7 @@ def test_records_match_the_container_library(name: str) -> None:
             assert a.data == b.user_data
 
 
+@slow
 def test_records_of_the_compressed_x86_trace() -> None:
     f, reader = open_trace(trace(X86))
     with f:
@@ -260,6 +262,7 @@ _FIXED = {"win:UInt8": "B", "win:UInt16": "H", "win:UInt32": "I", "win:UInt64": 
           "win:Int32": "i", "win:Int64": "q", "win:Boolean": "i"}  # fmt: skip
 
 
+@slow
 def test_eventsource_providers_decode_from_their_inband_manifests() -> None:
     ns = "{http://schemas.microsoft.com/win/2004/08/events}"
     manifests = _inband_manifests()

@@ -14,6 +14,7 @@ import pytest
 from etl_helpers import trace
 from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
+from conftest import LARGE_TRACE, SHARED, sized_cases, slow
 from etwmc.decode.etl import Record, open_trace
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.output import event_json, summary_json
@@ -56,7 +57,10 @@ def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), *
     assert (a.misfits, a.diagnostics) == (b.misfits, b.diagnostics)
 
 
-@pytest.mark.parametrize("name", TRACES)
+@pytest.mark.parametrize(
+    "name",
+    sized_cases([SHARED / "traces" / n for n in TRACES], limit=LARGE_TRACE, value=lambda p: p.name),
+)
 def test_real_traces_with_and_without_manifests(name: str) -> None:
     f, reader = open_trace(trace(name))
     with f:
@@ -66,6 +70,7 @@ def test_real_traces_with_and_without_manifests(name: str) -> None:
     assert_same(records, [m for m in models if m is not None])
 
 
+@slow
 def test_real_trace_filtered_by_provider() -> None:
     f, reader = open_trace(trace("perfview_net.4.5.2.x86.etl"))
     with f:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc.wevt.reader import WevtError, read_wevt
 
 ETK = Path(__file__).resolve().parents[1].parent / "shared" / "golden" / "event-trace-kit"
@@ -56,6 +57,7 @@ def test_truncated(name: str, cut: int) -> None:
     _read_safely(blob[: cut % (len(blob) + 1)])
 
 
+@slow
 @FUZZ
 @given(
     name=st.sampled_from(sorted(BLOBS)),
@@ -68,6 +70,7 @@ def test_bit_flips(name: str, flips: list[tuple[int, int]]) -> None:
     _read_safely(bytes(data))
 
 
+@slow
 @FUZZ
 @given(
     name=st.sampled_from(sorted(BLOBS)),
