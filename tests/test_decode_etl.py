@@ -443,6 +443,7 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
 
 
+@slow
 def test_eventsource_counts_of_the_x86_trace() -> None:
     counts: dict[str, list[int]] = {}
     for e in x86_events():
