@@ -22,6 +22,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.__main__",),
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
+    ("etwmc.lsp",),  # the language server: on the validation pipeline, beside the commands
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
     ("etwmc.lint",),
     ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
