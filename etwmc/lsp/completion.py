@@ -314,9 +314,11 @@ def _types(at: _At, attr: str) -> Iterator[Item]:
 
 def _extents(at: _At) -> Iterator[Item]:
     parent = at.open[-1] if at.open else None
-    if parent is None:
+    if parent is None or at.tag is None:
         return
     for e in parent.elements("data"):
+        if e.start >= at.tag.start:
+            break  # the field being written, and those after it
         name = e.get("name")
         written = e.get("inType")
         t = wm.in_type(written.strip()) if written else None

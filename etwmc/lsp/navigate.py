@@ -4,7 +4,8 @@ Rules:
 
 * The cursor must be on a name the index knows (a definition or a resolved reference).
 * A definition's places are where it is declared: a string id in every culture, a
-  channel at its name and its chid; a ``win:`` item has none in the text.
+  channel at its chid or its name (as the reference spells it); a ``win:`` item has
+  none in the text.
 * References include the declarations when the client asks for them.
 * A rename changes the name at every place the index records for the symbol: a
   channel's chid or name (whichever the cursor is on) with the references that use that
@@ -54,7 +55,9 @@ def definition(view: View, offset: int) -> list[Range]:
     o = occurrence_at(view, offset)
     if o is None or view.basis is None:
         return []
-    return _ranges(view, [d for d in view.basis.index.of(o.symbol.key) if d.definition])
+    found = [d for d in view.basis.index.of(o.symbol.key) if d.definition]
+    spelled = [d for d in found if d.facet == o.facet]  # a channel's chid, or its name
+    return _ranges(view, spelled or found)
 
 
 def references(view: View, offset: int, include_declaration: bool = True) -> list[Range]:
