@@ -1,8 +1,7 @@
 """The language server: the protocol (pygls), the open documents, and when to check them.
 
 * Documents: ``.man`` files, and ``.xml``/``.manifest`` files whose root element is an
-  instrumentation manifest (:func:`etwmc.discover.root_verdict`; a file whose root
-  cannot be read yet keeps the verdict it had).  Others are left alone.
+  instrumentation manifest (:func:`is_manifest`).  Others are left alone.
 * The text is kept here, with lines counted as the protocol counts them
   (:mod:`etwmc.lsp.text`), and positions are converted in the encoding agreed at
   initialisation (UTF-16 unless the client offers UTF-8 or UTF-32 first).
@@ -30,10 +29,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
-from ..discover import root_verdict
 from . import protocol as convert
 from .actions import code_actions
-from .analysis import Analysis, LineMap, Problem, View, analyse, encode, settings_for
+from .analysis import Analysis, LineMap, Problem, View, analyse, settings_for
 from .completion import complete
 from .hover import hover
 from .navigate import RenameRefused, definition, prepare_rename, references, rename
@@ -76,13 +74,24 @@ class _Document:
 
 
 def is_manifest(path: str, text: str, before: bool) -> bool:
+    """Whether to check a document: a ``.man`` file always; an ``.xml`` or ``.manifest``
+    file when its root is ``<instrumentationManifest>``, or an ``<assembly>`` holding
+    ``<instrumentation>``, however broken the rest is; when the root cannot be read
+    yet, as before."""
     suffix = PurePath(path).suffix.lower()
     if suffix == ".man":
         return True
     if suffix not in (".xml", ".manifest"):
         return False
-    verdict = root_verdict(encode(text[:_SNIFF]))
-    return before if verdict is None else verdict
+    roots = scan(text[:_SNIFF]).roots
+    if not roots:
+        return before
+    root = roots[0]
+    if root.local == "instrumentationManifest":
+        return True
+    if root.local == "assembly" and any(c.local == "instrumentation" for c in root.children):
+        return True
+    return before if root.local == "assembly" and not root.closed else False
 
 
 class Editor:
@@ -118,7 +127,7 @@ class Editor:
             (lsp.TEXT_DOCUMENT_DEFINITION, None, self.definition),
             (lsp.TEXT_DOCUMENT_REFERENCES, None, self.references),
             (lsp.TEXT_DOCUMENT_PREPARE_RENAME, None, self.prepare_rename),
-            (lsp.TEXT_DOCUMENT_RENAME, lsp.RenameOptions(prepare_provider=True), self.rename),
+            (lsp.TEXT_DOCUMENT_RENAME, None, self.rename),  # with prepareRename: see pygls
             (
                 lsp.TEXT_DOCUMENT_CODE_ACTION,
                 lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]),
