@@ -240,7 +240,7 @@ class Editor:
             doc.analysis = analysis
             if analysis.well_formed:
                 doc.last_good = analysis
-                self.worker.submit(_warm, analysis)
+                self.worker.submit(_warm, analysis, lambda: self._idle(doc, analysis))
             self._publish(doc)
             if problem is not None and problem not in self._told:
                 self._told.add(problem)
@@ -250,6 +250,12 @@ class Editor:
         if doc.dirty and doc.timer is None:
             doc.dirty = False
             self._schedule(doc, 0.0)
+
+    @staticmethod
+    def _idle(doc: _Document, analysis: Analysis) -> bool:
+        """Whether ``analysis`` is of the text as it stands, with no check to come: read
+        on the worker, where a stale answer costs only an index made late or twice."""
+        return doc.version == analysis.version and doc.timer is None and not doc.dirty
 
     def _publish(self, doc: _Document) -> None:
         a = doc.analysis
@@ -379,9 +385,12 @@ def _check(
     return analyse(text, path, version, settings, last_good), problem
 
 
-def _warm(analysis: Analysis) -> None:
-    """On the worker, after publishing: the index the next request will read."""
-    analysis.index  # noqa: B018 - made and kept by the property
+def _warm(analysis: Analysis, idle: Callable[[], bool]) -> None:
+    """On the worker, after publishing: the index the next request will read, made
+    unless more typing has come (its check must not wait behind it; a request that
+    needs the index meanwhile makes it)."""
+    if idle():
+        analysis.index  # noqa: B018 - made and kept by the property
 
 
 def serve(
