@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         from ..lsp.server import serve
     except ModuleNotFoundError as e:
-        if (e.name or "").split(".")[0] not in ("pygls", "lsprotocol"):
+        if (e.name or "").split(".")[0] not in ("pygls", "lsprotocol", "lxml"):
             raise
         raise UsageError(
             f"the language server needs {e.name}, which is not installed; "
