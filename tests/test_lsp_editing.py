@@ -3,14 +3,21 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from etwmc import winmeta as wm
 from etwmc.lsp.actions import code_actions
 from etwmc.lsp.analysis import Analysis, View, analyse
 from etwmc.lsp.completion import Item, complete
+from etwmc.lsp.hover import hover
+from etwmc.lsp.navigate import RenameRefused, definition, prepare_rename, references, rename
+from etwmc.lsp.outline import outline
+from etwmc.lsp.scan import scan
 from etwmc.lsp.text import Pos, Range, Source, apply_change
 
 EDITOR = Path(__file__).parent / "manifests" / "lsp" / "editor.man"
@@ -259,3 +266,41 @@ def test_fixes_are_offered_only_for_the_selected_diagnostics() -> None:
     here = Range(start, start)
     assert [a.problem.code for a in code_actions(view, here)] == ["ETW480"]
     assert code_actions(view, Range(Pos(0, 0), Pos(0, 0))) == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1), st.integers(0, 40), st.text("<>/=\"' $():%&;\n😀ab", max_size=6)
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.lists(st.floats(0, 1), min_size=1, max_size=6),
+)
+def test_any_edit_leaves_every_answer_an_answer(
+    edits: list[tuple[float, int, str]], cursors: list[float]
+) -> None:
+    """Random cuts and insertions in a manifest, then every request at random places,
+    against the edited text's own check and against the last good one: no exception."""
+    good = _good()
+    text = good.text
+    for where, cut, new in edits:
+        at = int(where * len(text))
+        text = text[:at] + new + text[at + cut :]
+    edited = analyse(text, "editor.man", 2, last_good=good)
+    basis = edited if edited.well_formed else good
+    view = View.of(edited.source, basis)
+    for c in cursors:
+        offset = int(c * len(text))
+        complete(view, offset, snippets=True)
+        hover(view, offset)
+        definition(view, offset)
+        references(view, offset)
+        if prepare_rename(view, offset) is not None:
+            with contextlib.suppress(RenameRefused):  # a place on an edited line
+                rename(view, offset, "renamed")
+        pos = edited.source.pos(offset)
+        code_actions(view, Range(pos, pos))
+    outline(edited.source, scan(text))

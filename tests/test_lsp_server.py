@@ -323,3 +323,20 @@ def test_without_the_extra_the_command_says_what_to_install(tmp_path: Path) -> N
     )
     assert done.returncode == 2
     assert "pip install 'etwmc[lsp]'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_document_larger_than_the_compiler_reads_gets_no_answers() -> None:
+    """Lint refuses such a file (ETW003) without reading it; the server answers no
+    request on it either, so no reading of it is ever made."""
+    from etwmc.lsp.server import Editor, _Document
+    from etwmc.parse import MAX_BYTES
+
+    editor = Editor()
+    small = _Document("file:///m/small.man", "<instrumentationManifest/>", 1)
+    huge = _Document("file:///m/huge.man", "<" + " " * MAX_BYTES, 1)
+    for doc in (small, huge):
+        doc.manifest = True
+        editor.docs[doc.uri] = doc
+    assert editor._open(small.uri) is small
+    assert editor._open(huge.uri) is None
+    editor.worker.shutdown()

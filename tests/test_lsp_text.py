@@ -156,3 +156,11 @@ def test_reading_is_linear() -> None:
     r = scan(hostile)
     assert time.process_time() - started < 20
     assert sum(1 for _ in r.walk()) == 100_000
+
+
+@pytest.mark.parametrize("text", ["<a></b>", "<a><!-- c -->", "<a><![CDATA[x]]>", "<a><?p?>"])
+def test_a_cursor_inside_markup_s_opening(text: str) -> None:
+    """Reading stops at a cursor between the characters that open an end tag, a comment,
+    CDATA or a processing instruction (what the text holds after the cursor is unread)."""
+    for cursor in range(len(text) + 1):
+        scan(text, cursor)

@@ -169,7 +169,7 @@ def scan(text: str, limit: int | None = None) -> Scan:
                 break
             pos = skipped
             continue
-        if text.startswith("</", i):
+        if text.startswith("</", i, stop):
             m = _END_TAG.match(text, i, stop)
             assert m is not None  # the pattern matches any "</"
             if m.group(2) is None and m.end() >= stop:
@@ -225,7 +225,7 @@ def _skip(text: str, i: int, stop: int) -> int | None:
     """Where a comment, CDATA section, processing instruction or declaration starting at
     ``i`` ends; -1 when it runs past ``stop``; None when ``i`` starts none of them."""
     for opener, closer in (("<!--", "-->"), ("<![CDATA[", "]]>"), ("<?", "?>"), ("<!", ">")):
-        if text.startswith(opener, i):
+        if text.startswith(opener, i, stop):
             j = text.find(closer, i + len(opener), stop)
             return -1 if j < 0 else j + len(closer)
     return None
@@ -249,7 +249,7 @@ def _attributes(text: str, pos: int, stop: int) -> tuple[tuple[Attr, ...], int, 
             return tuple(attrs), pos, "cut"
         if text[pos] == ">":
             return tuple(attrs), pos + 1, "open"
-        if text.startswith("/>", pos):
+        if text.startswith("/>", pos, stop):
             return tuple(attrs), pos + 2, "empty"
         m = _NAME.match(text, pos, stop)
         if m is None:  # a stray quote, '=' or '/': step over it

@@ -29,6 +29,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import __version__
+from ..parse import MAX_BYTES
 from . import protocol as convert
 from .actions import code_actions
 from .analysis import Analysis, LineMap, Problem, View, analyse, settings_for
@@ -280,8 +281,12 @@ class Editor:
     # ------------------------------------------------------------------ requests
 
     def _open(self, uri: str) -> _Document | None:
+        """The document a request is about, when it is a manifest the compiler would
+        read at all (a larger one gets only lint's ETW003, and no answers)."""
         doc = self.docs.get(uri)
-        return doc if doc is not None and doc.manifest else None
+        if doc is None or not doc.manifest or len(doc.text) > MAX_BYTES:
+            return None
+        return doc
 
     def completion(self, params: lsp.CompletionParams) -> lsp.CompletionList | None:
         doc = self._open(params.text_document.uri)
