@@ -90,7 +90,9 @@ def _item(source: Source, e: Element, kind: SymbolKind) -> Outline:
     children: tuple[Outline, ...] = ()
     if kind == "task":
         children = tuple(
-            _item(source, o, "opcode") for ops in e.elements("opcodes") for o in ops.children
+            _item(source, o, "opcode")
+            for ops in e.elements("opcodes")
+            for o in ops.elements("opcode")
         )
     return Outline(
         visible(name),

@@ -53,24 +53,25 @@ class _Document:
         self.text = text
         self.version = version
         self.source = Source(text)
+        self.edits = 0  # changes applied: what the caches below are keyed on
         self.manifest: bool = False
         self.analysis: Analysis | None = None  # the latest check
         self.last_good: Analysis | None = None  # the latest well-formed check
         self.timer: asyncio.TimerHandle | None = None
         self.running = False  # a check of this document is on the worker
         self.dirty = False  # the text changed while it was
-        self._view: tuple[tuple[int, int | None], View] | None = None
-        self._outline: tuple[int | None, list[Outline]] | None = None
+        self._view: tuple[tuple[int, int], View] | None = None
+        self._outline: tuple[int, list[Outline]] | None = None
 
     def view(self) -> View:
-        key = (id(self.last_good), self.version)
+        key = (id(self.last_good), self.edits)
         if self._view is None or self._view[0] != key:
             self._view = (key, View.of(self.source, self.last_good))
         return self._view[1]
 
     def outline(self) -> list[Outline]:
-        if self._outline is None or self._outline[0] != self.version:
-            self._outline = (self.version, outline(self.source, scan(self.text)))
+        if self._outline is None or self._outline[0] != self.edits:
+            self._outline = (self.edits, outline(self.source, scan(self.text)))
         return self._outline[1]
 
 
@@ -178,6 +179,7 @@ class Editor:
             else:
                 text = change.text
         doc.text, doc.version, doc.source = text, params.text_document.version, Source(text)
+        doc.edits += 1
         self._classify(doc, self.debounce)
 
     def did_save(self, params: lsp.DidSaveTextDocumentParams) -> None:
