@@ -324,6 +324,15 @@ W_INBAND_MANIFEST: Final = Code(
 E_EVENT_MISFIT: Final = Code(
     "ETW855", ERROR, "events whose metadata exists but does not fit their payload"
 )
+E_OUTPUT_LIMIT: Final = Code(
+    "ETW856", ERROR, "decoding wrote as much as a trace of this size may write, and stopped"
+)
+W_EVENT_OVERSIZED: Final = Code(
+    "ETW857", WARNING, "events whose fields are larger than one event may write"
+)
+W_PROVIDER_UNMATCHED: Final = Code(
+    "ETW858", WARNING, "a --provider given to decode matches no provider of the input"
+)
 
 
 def _registry() -> dict[str, Code]:

@@ -15,11 +15,11 @@ from etwmc.lsp.analysis import (
     Settings,
     View,
     analyse,
-    code_url,
     encode,
     settings_for,
 )
 from etwmc.lsp.text import Pos, Range, Source
+from etwmc.rulepages import all_pages, url
 
 EDITOR = Path(__file__).parent / "manifests" / "lsp" / "editor.man"
 
@@ -67,7 +67,14 @@ def test_each_diagnostic_covers_what_it_is_about() -> None:
     assert shown["ETW482"] == 'name="Spare"'
     problem = next(p for p in analysis.problems if p.code == "ETW401")
     assert problem.message.endswith("\ndid you mean 'Trace'?")
-    assert problem.href == "https://etwmc.github.io/etwmc/rules/ETW401/" == code_url("ETW401")
+    assert problem.href == "https://etwmc.github.io/etwmc/rules/ETW401/" == url("ETW401")
+
+
+def test_every_diagnostic_links_to_its_code_s_page() -> None:
+    text = _editor().replace('level="Trace" opcode', 'level="Trac" opcode')
+    pages = {p.code: p.url for p in all_pages()}
+    problems = analyse(text, "editor.man").problems
+    assert problems and all(p.href == pages[p.code] for p in problems)
 
 
 def test_the_project_s_selection_suppressions_and_werror_apply(tmp_path: Path) -> None:

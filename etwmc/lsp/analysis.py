@@ -27,17 +27,11 @@ from ..config import ConfigFileError, find_config
 from ..diagnostics import Diagnostic, Span, finalize
 from ..lint import lint_file
 from ..model import Manifest
+from ..rulepages import url
 from ..selection import Selection, SelectorError, apply
 from .index import Index, build_index
 from .scan import Scan, scan
 from .text import Pos, Range, Source
-
-DOCS = "https://etwmc.github.io/etwmc/rules/"
-
-
-def code_url(code: str) -> str:
-    """The page that explains ``code``: the one place the address is made."""
-    return DOCS + code + "/"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +77,8 @@ class Problem:
 
     @property
     def href(self) -> str:
-        return code_url(self.diagnostic.code)
+        """The code's page on the documentation site (what ``etwmc rule`` prints)."""
+        return url(self.diagnostic.code)
 
 
 class LineMap:
