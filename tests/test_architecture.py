@@ -24,8 +24,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
     ("etwmc.lsp",),  # the language server: on the validation pipeline, beside the commands
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
-    ("etwmc.lint",),
-    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
+    # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
+    ("etwmc.lint", "etwmc.mcexe"),
+    # One call each; mctext reads message text files and renders what mc writes for them.
+    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile", "etwmc.mctext"),
     ("etwmc.inputs",),  # loading blobs, DLLs and message tables for the commands
     ("etwmc.pe",),
     # The generators and the validation both stand on the model, side by side.
