@@ -164,3 +164,16 @@ def test_a_byte_order_mark_keeps_columns() -> None:
     (problem,) = bad
     start = Source(text).offset(problem.range.start)
     assert text[start : start + 5] == 'x="1"'
+
+
+def test_a_message_text_file_is_linted_as_etwmc_lint_lints_one() -> None:
+    text = "; é\nMessageId=1\nSymbolicName=A\nLanguage=English\nHello\n.\nBogus=1\n"
+    assert encode(text, "m.mc").startswith(codecs.BOM_UTF8)  # non-ASCII: UTF-8, marked
+    assert encode("MessageId=1\n", "m.mc") == b"MessageId=1\n"
+    analysis = analyse(text, "m.mc")
+    assert not analysis.well_formed  # no model: diagnostics only
+    theirs = lint_file("m.mc", encode(text, "m.mc")).diagnostics
+    assert [(p.code, p.range.start) for p in analysis.problems] == [
+        (d.code, Pos(d.span.line - 1, d.span.col - 1)) for d in theirs
+    ]
+    assert [p.code for p in analysis.problems] == ["ETW902"]

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from lsp_client import Client, ServerError, position
 
-from conftest import CORPUS, require_shared
+from conftest import CORPUS, GOLDEN, require_shared
 from etwmc.lint import lint_file
 from etwmc.lsp.server import is_manifest
 
@@ -249,6 +249,7 @@ def test_positions_in_the_negotiated_encoding(
     ("name", "text", "before", "expected"),
     [
         ("a.man", "anything", False, True),
+        ("messages.MC", "MessageId=1", False, True),
         ("a.txt", "<instrumentationManifest/>", False, False),
         ("a.xml", '<instrumentationManifest><x a="<"/>', False, True),  # broken later
         ("a.XML", "<assembly><instrumentation/></assembly>", False, True),
@@ -260,6 +261,29 @@ def test_positions_in_the_negotiated_encoding(
 )
 def test_is_manifest(name: str, text: str, before: bool, expected: bool) -> None:
     assert is_manifest(name, text, before) is expected
+
+
+def test_a_message_text_file_gets_lint_s_diagnostics(client: Client, tmp_path: Path) -> None:
+    """A real .mc file (UTF-16 on disk, as the editor shows it: decoded), then an edit
+    with non-ASCII text before a misspelt keyword: lint's codes at lint's places, and
+    no manifest answers."""
+    require_shared()
+    golden = GOLDEN / "mc" / "ejsiron__HyperVive" / "LogMessages.mc"
+    raw = golden.read_bytes()
+    text = raw.decode("utf-16" if raw[:2] == b"\xff\xfe" else "utf-8-sig")
+    client.initialize(tmp_path)
+    uri = client.open(tmp_path / "LogMessages.mc", text, language="plaintext")
+    assert _codes(client.diagnostics(uri)) == _lint(golden)
+    edited = "; Grüße 😀\n" + text.replace("MessageIdTypedef", "MesageIdTypedef", 1)
+    client.change(uri, 2, [{"text": edited}])
+    published = client.diagnostics(uri, 2)
+    (problem,) = [d for d in published["diagnostics"] if d["code"] == "ETW902"]
+    assert problem["range"]["start"] == position(edited, "MesageIdTypedef")
+    assert "did you mean MessageIdTypedef?" in problem["message"]
+    at = position(edited, "MesageIdTypedef", 3)
+    assert client.request("textDocument/hover", {**_doc(uri), "position": at}) is None
+    assert client.request("textDocument/completion", {**_doc(uri), "position": at}) is None
+    assert client.close() == 0
 
 
 def test_which_documents_are_checked(client: Client, tmp_path: Path) -> None:

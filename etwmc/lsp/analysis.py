@@ -9,7 +9,8 @@ Rules:
   file: :mod:`etwmc.config`).  Each starts where lint says; it ends where the element
   name, the attribute (name to closing quote) or the word written there ends.
 * The text is handed to the parser in the encoding its XML declaration names (so the
-  declaration and the bytes agree, as in the file), or UTF-8.
+  declaration and the bytes agree, as in the file), or UTF-8.  A message text file
+  (``.mc``) is linted as ``etwmc lint`` lints one: it gets diagnostics, and no model.
 * A version that is not well-formed gets its own diagnostics (the XML error) plus those
   of the last well-formed version on the lines the edits since have not touched
   (:class:`LineMap`); the last well-formed version's model answers the requests too.
@@ -17,6 +18,7 @@ Rules:
 
 from __future__ import annotations
 
+import codecs
 import re
 import threading
 from dataclasses import dataclass
@@ -193,7 +195,7 @@ def analyse(
     last_good: Analysis | None = None,
 ) -> Analysis:
     """Lint ``text`` (the document at ``path``) as ``etwmc lint`` would in its project."""
-    linted = lint_file(path, encode(text))
+    linted = lint_file(path, encode(text, path))
     diags = finalize(
         apply(linted.diagnostics, settings.selection, {linted.path: linted.lines}),
         werror=settings.werror,
@@ -215,10 +217,16 @@ def analyse(
 _DECLARED = re.compile(r"""\s*<\?xml[^>]*?encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 
-def encode(text: str) -> bytes:
+def encode(text: str, path: str = "") -> bytes:
     """The bytes of ``text`` in the encoding its XML declaration names (UTF-8 when it
-    names none, one Python does not know, or one that cannot hold the text)."""
+    names none, one Python does not know, or one that cannot hold the text).  A message
+    text file's text is given as ASCII when it is, else as UTF-8 with a byte-order
+    mark, the form mc reads as UTF-8 (its columns are then the editor's)."""
     body = text.removeprefix("\ufeff")
+    if path.lower().endswith(".mc"):
+        if body.isascii() and not text.startswith("\ufeff"):
+            return body.encode("ascii")
+        return codecs.BOM_UTF8 + body.encode("utf-8", "surrogatepass")
     m = _DECLARED.match(body[:512])
     if m is not None and m.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
         try:

@@ -1,7 +1,8 @@
 """The language server: the protocol (pygls), the open documents, and when to check them.
 
 * Documents: ``.man`` files, and ``.xml``/``.manifest`` files whose root element is an
-  instrumentation manifest (:func:`is_manifest`).  Others are left alone.
+  instrumentation manifest (:func:`is_manifest`); ``.mc`` message text files, for
+  diagnostics only.  Others are left alone.
 * The text is kept here, with lines counted as the protocol counts them
   (:mod:`etwmc.lsp.text`), and positions are converted in the encoding agreed at
   initialisation (UTF-16 unless the client offers UTF-8 or UTF-32 first).
@@ -76,12 +77,13 @@ class _Document:
 
 
 def is_manifest(path: str, text: str, before: bool) -> bool:
-    """Whether to check a document: a ``.man`` file always; an ``.xml`` or ``.manifest``
+    """Whether to check a document: a ``.man`` or ``.mc`` (message text) file always; an
+    ``.xml`` or ``.manifest``
     file when its root is ``<instrumentationManifest>``, or an ``<assembly>`` holding
     ``<instrumentation>``, however broken the rest is; when the root cannot be read
     yet, as before."""
     suffix = PurePath(path).suffix.lower()
-    if suffix == ".man":
+    if suffix in (".man", ".mc"):
         return True
     if suffix not in (".xml", ".manifest"):
         return False
@@ -288,6 +290,8 @@ class Editor:
         doc = self.docs.get(uri)
         if doc is None or not doc.manifest or len(doc.text) > MAX_BYTES:
             return None
+        if PurePath(doc.path).suffix.lower() == ".mc":
+            return None  # a message text file gets diagnostics only
         return doc
 
     def completion(self, params: lsp.CompletionParams) -> lsp.CompletionList | None:
