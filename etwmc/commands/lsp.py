@@ -14,9 +14,10 @@ from ..inputs import UsageError
 
 DESCRIPTION = (
     "Run the language server for instrumentation manifests: diagnostics as you type, "
-    "completion, hover, go to definition, references, rename, quick fixes and the outline, "
-    "for any editor that speaks the Language Server Protocol over standard input and output. "
-    "Needs the lsp extra: pip install 'etwmc[lsp]'."
+    "completion, hover, go to definition, references, rename, quick fixes and the outline "
+    "(and diagnostics for message text files, .mc), for any editor that speaks the Language "
+    "Server Protocol over standard input and output. Needs the lsp extra: "
+    "pip install 'etwmc[lsp]'."
 )
 
 
