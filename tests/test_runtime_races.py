@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO, generate, load
 
-from etwmc.runtime import ProviderRuntime, pack_descriptor, read_events
+from etwmc.runtime import EventRecord, ProviderRuntime, pack_descriptor, read_events
 from etwmc.runtime.backends.inproc import InProcBackend
 
 GUID = uuid.UUID("5e55105e-0000-4000-8000-0000000000a1")
@@ -243,7 +243,11 @@ def test_a_new_consumer_sees_every_event_stored_after_it_was_set() -> None:
             while session.delivered < 20:
                 time.sleep(0)
             seen: set[tuple[int, bytes]] = set()
-            session.consumer = lambda r: seen.add((r.thread_id, r.user_data))
+
+            def consume(record: EventRecord, seen: set[tuple[int, bytes]] = seen) -> None:
+                seen.add((record.thread_id, record.user_data))
+
+            session.consumer = consume
             before = session.delivered  # stored before this line: maybe seen, maybe not
             while len(seen) < 20:
                 time.sleep(0)
