@@ -41,8 +41,10 @@ process.  The rules are ETW's:
 
 The write path (:mod:`.delivery`) keeps per registration and descriptor the sessions
 that want the event (recomputed whenever an enable changes), so writing costs a
-dictionary lookup, a lock and one tuple per event; records are built when a session is
-read.
+dictionary lookup and one tuple per event, and the common case (one session with a
+memory store and nothing else) takes no lock; records are built when a session is read.
+A change of enables returns once every event written under the old rules is stored
+(:mod:`.writers`).
 """
 
 from __future__ import annotations
