@@ -2,14 +2,18 @@
 
 Per registration and descriptor, a :class:`Route` caches the sessions that want the
 event (recomputed whenever an enable changes: the backend replaces the registration's
-``routes`` dictionary), so that writing costs a dictionary lookup, a timestamp, a lock
-and one tuple per event; records are built when a session is read.
+``routes`` dictionary), so that writing costs a dictionary lookup, a timestamp and one
+tuple per event; records are built when a session is read.
 
 :func:`make_sender` builds a provider's write function for one registration with that
 path inlined (what :meth:`InProcBackend.bind_writer
 <etwmc.runtime.backends.inproc.InProcBackend.bind_writer>` gives
 :class:`~etwmc.runtime.provider.ProviderRuntime`): one call per event after the
-generated function's own.
+generated function's own.  The common case, one session with a memory store and
+nothing else, takes no lock: it appends to the store (a deque, whose appends are
+thread-safe) and counts the event on the session's tally (an ``itertools.count``,
+advanced atomically under the GIL), and a control operation that replaces the routes
+waits for such writers (:mod:`.writers`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from .base import (
     EnableCallback,
 )
 from .session import Enablement, RawEvent, Session
+from .writers import WriterState, local_states, thread_id, writer_state
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
@@ -39,9 +44,6 @@ if TYPE_CHECKING:
 MAX_ROUTES = 4096  # generated modules reuse a few descriptor constants
 Target = tuple[Session, Enablement]
 
-_native_id = threading.get_native_id
-# Each thread's native id, asked of the system once per thread (a system call each time).
-_this_thread = threading.local()
 # The process id stamped on records: read once, refreshed in a forked child.
 _pid = os.getpid()
 
@@ -53,15 +55,6 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
-
-
-def thread_id() -> int:
-    """The calling thread's native id."""
-    try:
-        return int(_this_thread.id)
-    except AttributeError:
-        _this_thread.id = _native_id()
-        return int(_this_thread.id)
 
 
 class Route:
@@ -186,14 +179,13 @@ def make_sender(
     """A write function for ``reg``: ``current()`` gives the activity id of a write
     without one, ``failed(status)`` hears of every refused write (never under ``lock``).
 
-    The common case, a well-formed event that one session without a consumer, file or
-    capacity wants, runs inline; every other case goes through :func:`_write`.
+    The common case, a well-formed event that one session with a memory store and no
+    consumer, file or capacity wants, runs inline and without the lock (see the module
+    docstring); every other case goes through :func:`_write`.
     """
-    this_thread = _this_thread
-    native_id = _native_id
+    states = local_states
     guid = reg.guid
-    acquire = lock.acquire
-    release = lock.release
+    limit = MAX_USER_DATA
 
     def send(
         descriptor: bytes,
@@ -203,38 +195,35 @@ def make_sender(
     ) -> int:
         if activity_id is None:
             activity_id = current()
-        routes = reg.routes
-        try:
-            single = routes[descriptor].single
-        except (KeyError, TypeError):  # not cached yet, or not a descriptor at all
-            single = None
         if (
-            single is None
-            or type(payload) is not bytes
-            or len(payload) > MAX_USER_DATA
-            or (activity_id is not None and len(activity_id) != 16)
-            or (related_activity_id is not None and len(related_activity_id) != 16)
+            type(payload) is bytes
+            and len(payload) <= limit
+            and (activity_id is None or len(activity_id) == 16)
+            and (related_activity_id is None or len(related_activity_id) == 16)
         ):
-            status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
-            if status and failed is not None:
-                failed(status)
-            return status
-        try:
-            tid = this_thread.id
-        except AttributeError:
-            tid = this_thread.id = native_id()
-        raw = (guid, descriptor, now(), _pid, tid, activity_id, related_activity_id, payload)
-        # acquire/release, not `with`: half the cost per event on CPython 3.11.
-        acquire()
-        try:
-            # Unchanged routes: the session did not stop since the lookup.
-            if reg.routes is routes:
-                single.delivered += 1
-                single._store.append(raw)  # type: ignore[union-attr]  # a single has a store
-                return ERROR_SUCCESS
-        finally:
-            release()
-        status = deliver(lock, (single,), raw)
+            try:
+                me: WriterState = states.state
+            except AttributeError:
+                me = writer_state()
+            routes = reg.routes
+            try:
+                # Published, then checked to be still current: a controller that
+                # replaced it waits until this write is stored (see .writers).
+                me.routes = routes
+                try:
+                    single = routes[descriptor].single
+                except (KeyError, TypeError):  # not cached yet, or not a descriptor at all
+                    single = None
+                if single is not None and reg.routes is routes:
+                    single._store.append(  # type: ignore[union-attr]  # a single has a store
+                        (guid, descriptor, now(), _pid, me.tid, activity_id,
+                         related_activity_id, payload)
+                    )  # fmt: skip
+                    next(single._tally)
+                    return ERROR_SUCCESS
+            finally:
+                me.routes = None
+        status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
         if status and failed is not None:
             failed(status)
         return status
