@@ -21,6 +21,7 @@ import pytest
 from codegen_helpers import HELLO, generate, load
 
 from etwmc.runtime import EventRecord, ProviderRuntime, pack_descriptor, read_events
+from etwmc.runtime.backends import delivery
 from etwmc.runtime.backends.inproc import InProcBackend
 
 GUID = uuid.UUID("5e55105e-0000-4000-8000-0000000000a1")
@@ -36,6 +37,14 @@ def busy_switching() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(previous)
+
+
+@pytest.fixture(params=["lock-free", "locked"])
+def write_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both write paths: the common case without the lock (a build with the GIL) and
+    every write under the lock (a free-threaded build)."""
+    monkeypatch.setattr(delivery, "_GIL", [request.param == "lock-free"])
+    return str(request.param)
 
 
 def _writers(
@@ -169,7 +178,7 @@ def _stream(provider: ProviderRuntime) -> Callable[[threading.Event], None]:
     return work
 
 
-def test_lock_free_writers_count_and_keep_every_event() -> None:
+def test_writers_count_and_keep_every_event(write_path: str) -> None:
     backend = InProcBackend()
     provider = ProviderRuntime(GUID, "Races").register(backend)
     session = backend.session(buffer=100_000).enable(GUID)
@@ -193,7 +202,7 @@ def test_lock_free_writers_count_and_keep_every_event() -> None:
 
 
 @pytest.mark.parametrize("change", ["stop", "disable", "unregister"])
-def test_nothing_lands_after_a_change_returns(change: str) -> None:
+def test_nothing_lands_after_a_change_returns(change: str, write_path: str) -> None:
     """Writers race a stop, a disable or an unregistration: once it has returned, the
     session's count no longer moves, and its store holds what it counts."""
     backend = InProcBackend()
@@ -229,7 +238,7 @@ def test_nothing_lands_after_a_change_returns(change: str) -> None:
     assert late == [], f"{len(late)} of {rounds} changes let events in after they returned"
 
 
-def test_a_new_consumer_sees_every_event_stored_after_it_was_set() -> None:
+def test_a_new_consumer_sees_every_event_stored_after_it_was_set(write_path: str) -> None:
     backend = InProcBackend()
     provider = ProviderRuntime(GUID, "Races").register(backend)
     stop, threads = _writers(2, _stream(provider))
@@ -261,3 +270,27 @@ def test_a_new_consumer_sees_every_event_stored_after_it_was_set() -> None:
             t.join()
         provider.unregister()
     assert missed == [], f"{len(missed)} of {rounds} consumers missed stored events"
+
+
+def test_a_build_without_the_gil_writes_every_event_under_the_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the lock-free path's ordering cannot be relied on, no writer publishes the
+    routes it writes through: each write is made under the backend's lock."""
+    monkeypatch.setattr(delivery, "_GIL", [False])
+    backend = InProcBackend()
+    provider = ProviderRuntime(GUID, "Races").register(backend)
+    session = backend.session(buffer=10).enable(GUID)
+    published = []
+    real_write = delivery._write
+
+    def spy(*args: object) -> int:
+        published.append(delivery.local_states.__dict__.get("state"))
+        return real_write(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(delivery, "_write", spy)
+    for _ in range(3):
+        provider.write(DESCRIPTOR, b"w")
+    provider.unregister()
+    assert len(published) == 3
+    assert session.delivered == 3 and len(session.events()) == 3

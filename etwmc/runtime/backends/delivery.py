@@ -137,12 +137,28 @@ def find_route(reg: ProviderHandle, descriptor: bytes) -> Route | int:
     return route
 
 
-def deliver(lock: threading.Lock, sessions: tuple[Session, ...], raw: RawEvent) -> int:
+# What deliver() returns when the routes it was given were replaced before it took the
+# lock (never a Windows status).
+STALE = -1
+
+
+def deliver(
+    lock: threading.Lock,
+    sessions: tuple[Session, ...],
+    raw: RawEvent,
+    reg: ProviderHandle | None = None,
+    routes: dict[bytes, Route] | None = None,
+) -> int:
     """All or nothing for the dependent sessions, room permitting for the independent
-    (``lock`` is the backend's)."""
+    (``lock`` is the backend's).  Given the registration and the routes ``sessions``
+    came from, stores nothing and returns :data:`STALE` when an enable, a disable, a
+    stop or an unregistration replaced those routes before the lock was taken: a
+    change that has returned lets no event chosen under the old rules in."""
     status = ERROR_SUCCESS
     taken: list[Session] = []
     with lock:
+        if reg is not None and reg.routes is not routes:
+            return STALE
         live = [s for s in sessions if not s.stopped]
         dependent = [s for s in live if not s.independent]
         if all(not s.full for s in dependent):
@@ -183,6 +199,8 @@ def make_sender(
     consumer, file or capacity wants, runs inline and without the lock (see the module
     docstring); every other case goes through :func:`_write`.
     """
+    if not _gil_guaranteed():
+        return _locked_sender(reg, lock, now, current, failed)
     states = local_states
     guid = reg.guid
     limit = MAX_USER_DATA
@@ -231,6 +249,46 @@ def make_sender(
     return send
 
 
+_GIL: list[bool] = []
+
+
+def _gil_guaranteed() -> bool:
+    """True unless this is a free-threaded build of CPython (``Py_GIL_DISABLED``), where
+    the lock-free path's ordering argument (see :mod:`.writers`) does not hold; asked
+    once, when the first sender is made, since reading the build's configuration costs
+    a few milliseconds."""
+    if not _GIL:
+        import sysconfig  # read once, only by processes that write in-process
+
+        _GIL.append(not sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return _GIL[0]
+
+
+def _locked_sender(
+    reg: ProviderHandle,
+    lock: threading.Lock,
+    now: Callable[[], int],
+    current: Callable[[], bytes | None],
+    failed: Callable[[int], None] | None,
+) -> Writer:
+    """:func:`make_sender` for a build without the GIL: every write takes the lock."""
+
+    def send(
+        descriptor: bytes,
+        payload: bytes = b"",
+        activity_id: bytes | None = None,
+        related_activity_id: bytes | None = None,
+    ) -> int:
+        if activity_id is None:
+            activity_id = current()
+        status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
+        if status and failed is not None:
+            failed(status)
+        return status
+
+    return send
+
+
 def _write(
     reg: ProviderHandle,
     lock: threading.Lock,
@@ -242,25 +300,31 @@ def _write(
 ) -> int:
     """Every write but the common case of :func:`make_sender`: checks, payload filters,
     several sessions, consumers, files, capacities."""
-    try:
-        found = reg.routes.get(descriptor)
-    except TypeError:
-        found = None
-    route = found if found is not None else find_route(reg, descriptor)
-    if isinstance(route, int):
-        return route
-    if (activity is not None and len(activity) != 16) or (
+    invalid = (activity is not None and len(activity) != 16) or (
         related is not None and len(related) != 16
-    ):
-        return ERROR_INVALID_PARAMETER
-    if type(payload) is not bytes:
-        payload = bytes(payload)
-    if len(payload) > MAX_USER_DATA:
-        return ERROR_ARITHMETIC_OVERFLOW
-    sessions = route.plain
-    if route.checked:
-        sessions = sessions + passing(route.checked, payload)
-    if not sessions:
-        return ERROR_SUCCESS
-    raw = (reg.guid, descriptor, now(), _pid, thread_id(), activity, related, payload)
-    return deliver(lock, sessions, raw)
+    )
+    stamp = now()
+    while True:
+        routes = reg.routes  # the snapshot deliver() checks under the lock
+        try:
+            found = routes.get(descriptor)
+        except TypeError:
+            found = None
+        route = found if found is not None else find_route(reg, descriptor)
+        if isinstance(route, int):
+            return route
+        if invalid:
+            return ERROR_INVALID_PARAMETER
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        if len(payload) > MAX_USER_DATA:
+            return ERROR_ARITHMETIC_OVERFLOW
+        sessions = route.plain
+        if route.checked:
+            sessions = sessions + passing(route.checked, payload)
+        if not sessions:
+            return ERROR_SUCCESS
+        raw = (reg.guid, descriptor, stamp, _pid, thread_id(), activity, related, payload)
+        status = deliver(lock, sessions, raw, reg, routes)
+        if status != STALE:
+            return status
