@@ -14,11 +14,10 @@ from conftest import LARGE_MANIFEST, ROOT, SLOW_COUNTS, sized_cases
 
 # Modules that are builds with real tools from end to end: the fast subset has the
 # quicker evidence for what they prove (mc's header text byte for byte, the build
-# plugins' in-process generation and an editable build, the licence rules).
+# plugins' in-process generation and an editable build).
 ALL_SLOW = {
     "tests/test_examples_isolated.py",  # pip's build isolation with the wheel of etwmc
     "tests/test_examples_mc.py",  # CMake and Meson cross-builds with mingw-w64
-    "tests/test_license_install.py",  # a fresh virtual environment from a package index
     "tests/test_mctext_compile.py",  # mingw-w64 compiles every golden header, twice
 }
 
