@@ -152,6 +152,7 @@ STRING_PIECES = st.sampled_from(
 )
 
 
+@slow
 @EXAMPLES
 @given(
     st.booleans(),
