@@ -181,26 +181,28 @@ def template_tree(template: Template) -> _Elem:
 def xml_text(e: _Elem) -> str:
     """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
     parts: list[str] = []
-
-    def walk(el: _Elem) -> None:
-        parts.append("<" + el.xml_name)
-        for _, q, v in el.attrs:
-            parts.append(f' {q}="{_esc_attr(v)}"')
-        if not el.children:
-            parts.append("/>")
-            return
-        parts.append(">")
-        for c in el.children:
-            if isinstance(c, _Ws):
-                parts.append(c)
-            elif isinstance(c, str):
-                parts.append(_esc_text(c))
-            else:
-                walk(c)
-        parts.append(f"</{el.xml_name}>")
-
-    walk(e)
+    _xml_parts(e, parts)
     return "".join(parts)
+
+
+def _xml_parts(el: _Elem, parts: list[str]) -> None:
+    # A module-level function, not a closure that calls itself: such a closure is a
+    # reference cycle, left for the cycle collector with the parts it holds.
+    parts.append("<" + el.xml_name)
+    for _, q, v in el.attrs:
+        parts.append(f' {q}="{_esc_attr(v)}"')
+    if not el.children:
+        parts.append("/>")
+        return
+    parts.append(">")
+    for c in el.children:
+        if isinstance(c, _Ws):
+            parts.append(c)
+        elif isinstance(c, str):
+            parts.append(_esc_text(c))
+        else:
+            _xml_parts(c, parts)
+    parts.append(f"</{el.xml_name}>")
 
 
 # --------------------------------------------------------------------------- BinXML

@@ -1,0 +1,139 @@
+"""What keeps a compile linear in the size of its manifest, asserted as behaviour (work
+counted, garbage found), never as time: bench/run.py measures the time."""
+
+from __future__ import annotations
+
+import gc
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_files
+from etwmc import __version__, cli
+from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
+from etwmc.header import HeaderOptions, build_header
+from etwmc.model import Map, Provider
+from etwmc.pe import resource_dll
+from etwmc.python import check, generate
+from etwmc.validate import check_file
+from etwmc.wevt import binary_outputs, output_diagnostics
+
+VALID = Path(__file__).parent / "manifests" / "valid"
+
+
+class _CountedName(str):
+    """A map name that counts the comparisons made with it."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _CountedName.compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_map_is_found_by_name_without_a_scan() -> None:
+    maps = tuple(Map(kind="value", name=_CountedName(f"Map{i}")) for i in range(2000))
+    p = Provider(name="P", guid=uuid.UUID(int=1), maps=maps)
+    _CountedName.compared = 0
+    found = [p.map_named(f"Map{i}") for i in range(2000)]
+    assert found == list(maps)
+    # A scan compares about 1,000 names per lookup; a table one or none.
+    assert _CountedName.compared <= 2000
+
+
+def test_map_named_gives_the_first_of_a_name() -> None:
+    first, second = Map(kind="value", name="M"), Map(kind="bit", name="M")
+    p = Provider(name="P", guid=uuid.UUID(int=1), maps=(first, second))
+    assert p.map_named("M") is first
+    assert p.map_named("N") is None
+
+
+# Real manifests with every kind of template (UserData, structs, maps, counts).
+_REAL = (
+    "microsoft__perfview__ClrEtwAll.man",
+    "microsoft__Tx__SystemEvents.man",
+    "gix__event-trace-kit__TypeMangling.man",
+    "PowerShell__PowerShell__PowerShell.Core.Instrumentation.man",
+)
+
+
+def _manifests() -> list[Path]:
+    return sorted(VALID.glob("*.man")) + [p for p in corpus_files() if p.name in _REAL]
+
+
+@pytest.fixture
+def collector_off() -> Iterator[None]:
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.parametrize("path", _manifests(), ids=lambda p: p.name)
+def test_compiling_leaves_no_reference_cycles(path: Path, collector_off: None) -> None:
+    """Every stage of a compile frees what it made by reference counting alone, which
+    is what lets the command line switch the cycle collector off (etwmc.gcpolicy)."""
+    checked = check_file(path)
+    manifest = checked.manifest
+    if manifest is None or not checked.ok:
+        pytest.skip("not compilable")
+    check(manifest)
+    output_diagnostics(manifest)
+    generate(manifest, source=path.name, version=__version__)
+    outputs = binary_outputs(manifest, "x")
+    binary_outputs(manifest, "x", version=3, legacy_ids=True)
+    build_header(manifest, HeaderOptions())
+    build_header(manifest, HeaderOptions(kernel=True))
+    resource_dll(manifest, outputs=outputs, base="x")
+    del checked, manifest, outputs
+    assert gc.collect() == 0
+
+
+def test_compile_commands_run_without_automatic_collection() -> None:
+    assert PAUSED_COMMANDS == {"lint", "compile", "mc"}
+    assert gc.isenabled()
+    for command in PAUSED_COMMANDS:
+        with collection_policy(command):
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    with collection_policy("decode"):
+        assert gc.isenabled()
+
+
+def test_the_policy_leaves_a_collector_that_was_off_off(collector_off: None) -> None:
+    with collection_policy("compile"):
+        assert not gc.isenabled()
+    assert not gc.isenabled()
+
+
+def test_the_collector_is_back_after_a_command_fails(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), collection_policy("compile"):
+        raise RuntimeError
+    assert gc.isenabled()
+
+
+def test_the_command_line_compiles_with_the_collector_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from etwmc.commands import compile as command
+
+    seen: list[bool] = []
+    real = command.compile_manifest
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "compile_manifest", spy)
+    manifest = VALID / "template_edges.man"
+    assert cli.main(["compile", str(manifest), "-o", str(tmp_path)]) == 0
+    assert seen == [False]
+    assert gc.isenabled()  # a process that runs commands in turn gets it back
