@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from conftest import corpus_files
-from etwmc import __version__, cli
+from etwmc import __version__, cli, winmeta
 from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
 from etwmc.header import HeaderOptions, build_header
-from etwmc.model import Map, Provider
+from etwmc.model import BINARY_LENGTH_FIELD, Field, Map, Provider, Struct, Template
 from etwmc.pe import resource_dll
 from etwmc.python import check, generate
 from etwmc.validate import check_file
-from etwmc.wevt import binary_outputs, output_diagnostics
+from etwmc.wevt import binary_outputs, binxml, output_diagnostics
 
 VALID = Path(__file__).parent / "manifests" / "valid"
 
@@ -137,3 +137,41 @@ def test_the_command_line_compiles_with_the_collector_off(
     assert cli.main(["compile", str(manifest), "-o", str(tmp_path)]) == 0
     assert seen == [False]
     assert gc.isenabled()  # a process that runs commands in turn gets it back
+
+
+def _templates() -> list[Template]:
+    found: list[Template] = []
+    for path in _manifests() + sorted(VALID.parent.glob("invalid/*.man")):
+        manifest = check_file(path).manifest
+        if manifest is not None:
+            found += [t for p in manifest.providers for t in p.templates]
+    u32 = winmeta.in_type("win:UInt32")
+    odd = 'a"b&c<d>\te\nf\rg'
+    for name in (None, "", odd):
+        found.append(Template(tid="t", name=name))
+        found.append(
+            Template(
+                tid="t",
+                name=name,
+                items=(
+                    Field(name=odd, in_type=u32, in_type_text="win:UInt32", count=2),
+                    Struct(name="s", fields=(Field(name="m", in_type=u32, in_type_text="x"),)),
+                    Field(name=BINARY_LENGTH_FIELD, in_type=u32, in_type_text="win:UInt32"),
+                    Field(name="b", in_type=None, in_type_text="win:Nope", length="L"),
+                ),
+                binary="b",
+            )
+        )
+    return found
+
+
+def test_eventdata_templates_are_encoded_as_their_element_tree_is() -> None:
+    """The direct EventData encoder gives the XML text (which the template id hashes) and
+    the BinXML that the element tree gives: every template read, and odd ones."""
+    templates = [t for t in _templates() if t.user_data is None]
+    assert len(templates) > 100
+    for t in templates:
+        types = binxml.value_types(t)
+        tree = binxml.template_tree(t)
+        expected = (binxml.xml_text(tree), binxml.binxml(tree, types))
+        assert binxml._event_data_encoded(t, types) == expected, t.tid
