@@ -4,6 +4,7 @@ counted, garbage found), never as time: bench/run.py measures the time."""
 from __future__ import annotations
 
 import gc
+import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
 from etwmc.header import HeaderOptions, build_header
 from etwmc.model import BINARY_LENGTH_FIELD, Field, Map, Provider, Struct, Template
 from etwmc.pe import resource_dll
-from etwmc.python import check, generate
+from etwmc.python import check, docstrings, generate, literals
 from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, binxml, output_diagnostics
 
@@ -175,3 +176,24 @@ def test_eventdata_templates_are_encoded_as_their_element_tree_is() -> None:
         tree = binxml.template_tree(t)
         expected = (binxml.xml_text(tree), binxml.binxml(tree, types))
         assert binxml._event_data_encoded(t, types) == expected, t.tid
+
+
+def _texts() -> list[str]:
+    chars = [chr(c) for c in range(0x300)] + ["\ud800", "\u2028", "\uffff", "\U0001f600"]
+    mixed = ["", "plain text", 'say "hi"', "it's", "back\\slash", "tab\there", "é and ü"]
+    return chars + mixed + [a + b for a in mixed for b in mixed]
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_text_that_needs_no_escape_is_kept_as_the_escaper_would_keep_it(quote: str) -> None:
+    for text in _texts():
+        assert literals.escaped(text, quote) == literals._escape(text, quote), repr(text)
+
+
+def test_a_paragraph_that_fits_is_the_line_textwrap_makes_of_it() -> None:
+    paragraphs = ["", " ", "x", "word " * 16, "a-b " * 20, "z" * 84, "z" * 85, "y" * 200]
+    for p in paragraphs:
+        text = docstrings.docstring("    ", "S.", [p])
+        words = " ".join(p.split())
+        wrapped = textwrap.wrap(words, docstrings.WIDTH - 4, break_on_hyphens=False)
+        assert text.splitlines()[2:-1] == ["    " + w for w in wrapped], repr(p)
