@@ -4,9 +4,10 @@ Compiling a manifest builds its tree, its model and its outputs: hundreds of tho
 of objects alive at once for a large manifest, none of them in a reference cycle
 (``tests/test_scale.py`` holds the compiler to that), so reference counting frees each
 of them and the cycle collector finds nothing.  It still runs every 700 allocations
-and walks the young objects, and now and then every object alive: 11% of the CPU time
-of a 10,000-event ``etwmc compile`` and 27% of a 50,000-event one (bench/run.py's
-synthetic manifests); within the noise, either way, for Shell-Core and ClrEtwAll.
+and walks the young objects, and now and then every object alive: 11-14% of the CPU
+time of a 10,000-event ``etwmc compile`` and 22-27% of a 50,000-event one (bench/run.py's
+synthetic manifests, measured both ways); within the noise, either way, for Shell-Core
+and ClrEtwAll.
 
 The command line turns automatic collection off for the commands that compile
 manifests (``lint``, ``compile``, ``mc``) and back on when the command returns.  It is
