@@ -42,8 +42,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.testing",),
     ("etwmc.runtime",),
     # Standard library only, for both worlds: the win: tables and type codes, the
-    # provider-traits blob, SHA-1 and SHA-256 without OpenSSL.
-    ("etwmc.winmeta", "etwmc.traits", "etwmc.digest"),
+    # provider-traits blob, the event descriptor, SHA-1 and SHA-256 without OpenSSL.
+    ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)
@@ -129,7 +129,8 @@ def test_no_cycle_between_parts() -> None:
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
 def test_the_runtime_world_stands_apart(module: str) -> None:
     """What applications import (the runtime, and the pytest fixture over it) reaches
-    nothing of the compiler: only the stdlib-only win: tables and traits blob."""
+    nothing of the compiler: only the stdlib-only win: tables, traits blob and event
+    descriptor."""
     reached = defaultdict(set)
     for m, targets in GRAPH.items():
         if m == module or m.startswith(module + "."):
@@ -138,6 +139,7 @@ def test_the_runtime_world_stands_apart(module: str) -> None:
                     "etwmc",
                     "etwmc.winmeta",
                     "etwmc.traits",
+                    "etwmc.eventdescriptor",
                 ):
                     reached[m].add(t)
     assert dict(reached) == {}

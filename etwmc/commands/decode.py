@@ -33,7 +33,6 @@ from ..decode.output import (
     output_limit,
     printable,
     render,
-    render_json,
     summary_json,
     summary_text,
 )
@@ -166,10 +165,7 @@ def _run(args: argparse.Namespace) -> int:
     decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
     records = _Records(reader)
     bar = _Progress(reader) if sys.stderr.isatty() else None
-    if args.format == "text":
-        pieces = render(decoder.events(records.each(bar)), args.format)
-    else:
-        pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
+    pieces = render(decoder.events(records.each(bar)), args.format)
     budget = OutputBudget(output_limit(reader.size))
     pieces = budget.take(pieces)
     with f:

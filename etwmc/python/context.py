@@ -240,7 +240,7 @@ def _build(
                 if ev.template is not None and ev.template.items and id(ev.template) not in checked:
                     checked.add(id(ev.template))
                     template_problems(ev.template, f"template {ev.template.tid!r}", diags)
-                _claim_functions(mod, ident, d7[4])
+                _claim_functions(mod, ident, d7.opcode)
             continue
         pairs, bits = enable_pairs(descriptors)
         flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
@@ -266,13 +266,13 @@ def _build(
             layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1
-            keyword = _hex(d7[6])
-            id_, ver, channel, level, op, task = d7[:6]
+            keyword = _hex(d7.keyword)
             arguments = (
-                f"    id={id_},\n    version={ver},\n    channel={channel},\n"
-                f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
+                f"    id={d7.id},\n    version={d7.version},\n    channel={d7.channel},\n"
+                f"    level={d7.level},\n    opcode={d7.opcode},\n    task={d7.task},\n"
+                f"    keyword={keyword},"
             )
-            write, is_enabled, start, stop = _claim_functions(mod, ident, d7[4])
+            write, is_enabled, start, stop = _claim_functions(mod, ident, d7.opcode)
             events.append(
                 EventCtx(
                     ident=ident,
@@ -285,7 +285,11 @@ def _build(
                     packed_assign=layout.call(
                         "",
                         f"{packed}: Final = pack_descriptor",
-                        [str(id_), str(ver), str(channel), str(level), str(op), str(task), keyword],
+                        [
+                            *(str(v) for v in (d7.id, d7.version, d7.channel, d7.level)),
+                            *(str(v) for v in (d7.opcode, d7.task)),
+                            keyword,
+                        ],
                     ),
                     is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
