@@ -38,12 +38,12 @@ from typing import Any
 
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import table_text
-from ..payloadvalues import PayloadValueError, ValueReader, utf16_end, utf16_text
+from ..payloadvalues import PayloadValueError, ValueReader
 from ..winmeta import InTypeCode
 from .bounds import MAX_ARRAY, element_size
 from .message import format_message
 from .plan import INT_FORMATS as _INT_FORMATS
-from .plan import Integers, Run, Step, String, json_plan, make_plan
+from .plan import Integers, JsonPlan, Run, Step, String, json_plan, make_plan, write_json
 from .plan import plain as _plain
 from .values import filetime_text, format_int, socket_address, trim
 
@@ -110,7 +110,7 @@ class Decoder:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
         self._plans: dict[int, tuple[Sequence[Field | Struct], list[Step]]] = {}
-        self._json_plans: dict[int, tuple[Sequence[Step], list[tuple[Step, str]] | None]] = {}
+        self._json_plans: dict[int, tuple[Event, JsonPlan | None]] = {}  # by event
         self._prepared: dict[int, tuple[Event, str, str | None]] = {}
         for p in manifest.providers:
             for e in p.events:
@@ -193,19 +193,15 @@ class Decoder:
         :meth:`payload` returns) and how many bytes they used, when the event has no
         message and its template a JSON plan (see :func:`~etwmc.decode.plan.json_plan`);
         None otherwise, and when the payload does not fit: :meth:`payload` says why."""
-        _, label, text = self._prepare(e)
-        if e.template is None or text is not None:
-            return None
-        steps = self.plan(e.template.items)
-        plan = self._json_plans.get(id(steps))
-        if plan is None or plan[0] is not steps:
-            plan = (steps, json_plan(steps))
-            self._json_plans[id(steps)] = plan
-        if plan[1] is None:
-            return None
-        r = PayloadReader(user_data, label, pointer_size, self, inserts=False)
-        fields = r.scope_json(plan[1])
-        return None if fields is None else (fields, r.pos)
+        found = self._json_plans.get(id(e))
+        if found is None or found[0] is not e:
+            plan = None
+            if e.template is not None and self._prepare(e)[2] is None:
+                plan = json_plan(self.plan(e.template.items))
+            found = (e, plan)
+            if len(self._json_plans) < MAX_PREPARED:
+                self._json_plans[id(e)] = found
+        return None if found[1] is None else write_json(found[1], user_data, pointer_size)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int
@@ -311,38 +307,6 @@ class PayloadReader(ValueReader):
             else:
                 self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
-
-    def scope_json(self, plan: Sequence[tuple[Step, str]]) -> str | None:
-        """What :meth:`scope` reads with this JSON plan, as JSON text; None at the first
-        thing that does not fit (then :meth:`scope` raises the error)."""
-        parts: list[str] = []
-        raw: dict[str, int] = {}
-        data = self.data
-        for step, text in plan:
-            if type(step) is Run:
-                end = self.pos + step.size
-                if end > len(data):
-                    return None
-                numbers = step.format.unpack_from(data, self.pos)
-                self.pos = end
-                if step.referenced:
-                    raw.update(zip(step.names, numbers, strict=False))
-                parts.append(text.format(*numbers))
-            elif type(step) is String:
-                start = self.pos
-                end = utf16_end(data, start)
-                if end < 0:
-                    return None
-                self.pos = end + 2
-                parts.append(text + _json_text(utf16_text(data[start:end])))
-            elif type(step) is Integers:
-                n = raw.get(step.count) if isinstance(step.count, str) else step.count
-                if n is None or not 0 <= n <= MAX_ARRAY or self.pos + n * step.size > len(data):
-                    return None
-                numbers = struct.unpack_from(f"<{n}{step.code}", data, self.pos)
-                self.pos += n * step.size
-                parts.append(f"{text}[{','.join(map(str, numbers))}]")
-        return "{" + ",".join(parts) + "}"
 
     def item(
         self,
