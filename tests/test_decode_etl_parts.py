@@ -9,6 +9,7 @@ import json
 import struct
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -360,3 +361,26 @@ def test_event_json_equals_the_standard_encoder(
     writer = JsonLines()
     for _ in range(2):  # the second time from what the writer keeps
         assert writer.line(ev) == json.dumps(want, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_inband_manifests_are_lowered_without_being_validated() -> None:
+    """A trace's own manifests are the provider's: no one reads their diagnostics, so
+    neither etwmc's XSD nor its rules are loaded to check them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from test_decode_etl_parts import MANIFEST, envelope, record\n"
+        "from etwmc.decode.trace import TraceDecoder\n"
+        "dec = TraceDecoder()\n"
+        "events = list(dec.events([record(0xFFFE, 254, envelope(1, 0, MANIFEST)),\n"
+        "                          record(1, 1, bytes(4) + b'x\\0\\0\\0')]))\n"
+        "assert events[-1].decoded and events[-1].head.kind == 'eventsource', events\n"
+        "print(sorted(m for m in ('etwmc.schema', 'etwmc.rules') if m in sys.modules))\n"
+    )
+    tests = str(Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tests, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stderr

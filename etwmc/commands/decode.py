@@ -15,7 +15,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -293,8 +292,8 @@ class _Progress:
 
 
 def _write(out: TextIO, pieces: Iterator[str]) -> None:
-    while batch := list(islice(pieces, 512)):
-        out.write("".join(batch))
+    for piece in pieces:  # joined into batches already (OutputBudget.take)
+        out.write(piece)
 
 
 def _write_file(path: str, pieces: Iterator[str]) -> None:

@@ -10,7 +10,7 @@ from ..diagnostics import Diagnostic, Span, diag
 from ..model import Manifest
 from .etl import Record
 from .eventsource import Envelope, EnvelopeError, ManifestCollector
-from .metadata import load_manifest_bytes
+from .metadata import read_inband_manifest
 
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
 MAX_INBAND_BYTES = 4 << 20  # their text compiled, all together (then only the model is kept)
@@ -57,7 +57,7 @@ class InbandManifests:
             )
             return None
         self._bytes += len(xml)
-        manifest, diags = load_manifest_bytes(xml, label)
+        manifest, diags = read_inband_manifest(xml, label)
         del xml  # only the compiled model is kept
         if manifest is None:
             self._warn(f"{label}: {diags[0].message if diags else 'unreadable'}")

@@ -94,10 +94,12 @@ def head_json(head: EventHead) -> tuple[str, str]:
 
 
 class JsonLines:
-    """Writes events as JSON lines (no line break), keeping what repeats."""
+    """Writes events as JSON lines, each followed by ``end`` (JSON Lines: a line feed),
+    keeping what repeats."""
 
-    def __init__(self, stamps: Stamps | None = None) -> None:
+    def __init__(self, stamps: Stamps | None = None, *, end: str = "") -> None:
         self.stamps = stamps or Stamps()
+        self.end = end
         # id of a head -> (the head, its pieces): the head is kept so its id stays its own
         self._heads: dict[int, tuple[EventHead, str, str]] = {}
 
@@ -108,7 +110,7 @@ class JsonLines:
         return found
 
     def line(self, ev: Event) -> str:
-        """The event's JSON line."""
+        """The event's JSON line, and ``end``."""
         head = ev.head
         found = self._heads.get(id(head))
         if found is None or found[0] is not head:
@@ -149,5 +151,5 @@ class JsonLines:
             f'{found[1]}{stamp},"pid":{"null" if pid is None else pid},'
             f'"tid":{"null" if tid is None else tid}{ids},{found[2]}'
             f"{'true' if ev.decoded else 'false'},"
-            f'"message":{"null" if message is None else encode(message)}{tail}'
+            f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import islice
 
 from .counts import ProviderCount
 from .event import Event
@@ -36,6 +37,7 @@ def printable(text: str) -> str:
 # of times (11 KB that would write gigabytes).
 OUTPUT_PER_TRACE_BYTE = 256
 OUTPUT_FLOOR = 16 << 20
+BATCH = 512  # pieces joined into one before they are written
 
 
 def output_limit(trace_size: int) -> int:
@@ -53,12 +55,23 @@ class OutputBudget:
         self.reached = False
 
     def take(self, pieces: Iterable[str]) -> Iterator[str]:
-        for piece in pieces:
-            self.used += len(piece)
-            if self.used > self.limit:
-                self.reached = True
-                return
-            yield piece
+        """The pieces, joined into larger ones, until the limit."""
+        it = iter(pieces)
+        while batch := list(islice(it, BATCH)):
+            text = "".join(batch)
+            if self.used + len(text) <= self.limit:
+                self.used += len(text)
+                yield text
+                continue
+            kept = []  # the limit falls in this batch: the pieces before it
+            for piece in batch:
+                self.used += len(piece)
+                if self.used > self.limit:
+                    break
+                kept.append(piece)
+            self.reached = True
+            yield "".join(kept)
+            return
 
 
 __all__ = [
@@ -99,10 +112,10 @@ def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
     """The output as pieces of text, streamed."""
     if fmt == "text":
         stamps = Stamps()
-        for ev in events:
-            yield event_text(ev, stamps) + "\n"
-    else:
-        yield from render_json(map(JsonLines().line, events), fmt)
+        return (event_text(ev, stamps) + "\n" for ev in events)
+    if fmt == "jsonl":
+        return map(JsonLines(end="\n").line, events)
+    return render_json(map(JsonLines().line, events), fmt)
 
 
 def render_json(lines: Iterable[str], fmt: str) -> Iterator[str]:
