@@ -101,22 +101,25 @@ class JsonLines:
         self.stamps = stamps or Stamps()
         self.end = end
         # id of a head -> (the head, its pieces): the head is kept so its id stays its own
-        self._heads: dict[int, tuple[EventHead, str, str]] = {}
+        self._heads: dict[int, tuple[EventHead, str, str, str]] = {}
 
-    def _head(self, head: EventHead) -> tuple[EventHead, str, str]:
-        found = (head, *head_json(head))
-        if len(self._heads) < MAX_HEADS and len(found[1]) <= MAX_HEAD_TEXT:
+    def _head(self, head: EventHead) -> tuple[EventHead, str, str, str]:
+        start, kind = head_json(head)
+        # the rest of the line of an event with no activity ids, not decoded, and
+        # without message or error (a classic record's)
+        bare = f'{_NO_IDS},{kind}false,"message":null}}{self.end}'
+        found = (head, start, kind, bare)
+        if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
             self._heads[id(head)] = found
         return found
 
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
-        head = ev.head
+        head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
         found = self._heads.get(id(head))
         if found is None or found[0] is not head:
             found = self._head(head)
         stamps = self.stamps
-        t = ev.time
         if t is None or t < 0:
             stamp = "null"
         else:
@@ -125,31 +128,27 @@ class JsonLines:
                 stamp = f'"{stamps.second_text}{frac:07d}Z"'
             else:
                 stamp = plain_json(stamps.timestamp(t))
-        activity = ev.activity
-        related = ev.related
-        if (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID):
-            ids = (
+        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
+        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
+        if not (ids or decoded or message is not None or error is not None):
+            return f"{found[1]}{stamp},{pids}{found[3]}"
+        if ids:
+            ids_json = (
                 f',"activity_id":{plain_json(stamps.guid(activity))},'
                 f'"related_activity_id":{plain_json(stamps.guid(related))}'
             )
         else:
-            ids = _NO_IDS
-        pid = ev.pid
-        tid = ev.tid
-        message = ev.message
-        fields = ev.fields_json
+            ids_json = _NO_IDS
         if fields is not None:
-            if ev.trailing_bytes:
-                tail = f',"fields":{fields},"trailing_bytes":{ev.trailing_bytes}}}'
+            if trailing:
+                tail = f',"fields":{fields},"trailing_bytes":{trailing}}}'
             else:
                 tail = f',"fields":{fields}}}'
-        elif ev.error is not None:
-            tail = f',"error":{encode(ev.error)}}}'
+        elif error is not None:
+            tail = f',"error":{encode(error)}}}'
         else:
             tail = "}"
         return (
-            f'{found[1]}{stamp},"pid":{"null" if pid is None else pid},'
-            f'"tid":{"null" if tid is None else tid}{ids},{found[2]}'
-            f"{'true' if ev.decoded else 'false'},"
+            f"{found[1]}{stamp},{pids}{ids_json},{found[2]}{'true' if decoded else 'false'},"
             f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
         )
