@@ -186,13 +186,9 @@ class Decoder:
                 self._prepared[id(e)] = found
         return found
 
-    def payload_json(
-        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
-    ) -> tuple[str, int] | None:
-        """An event's fields as JSON text (what ``json.dumps`` writes for the fields
-        :meth:`payload` returns) and how many bytes they used, when the event has no
-        message and its template a JSON plan (see :func:`~etwmc.decode.plan.json_plan`);
-        None otherwise, and when the payload does not fit: :meth:`payload` says why."""
+    def json_plan(self, e: Event) -> JsonPlan | None:
+        """How :func:`~etwmc.decode.plan.write_json` writes the event's fields, when the
+        event has no message and its template a JSON plan (kept per event)."""
         found = self._json_plans.get(id(e))
         if found is None or found[0] is not e:
             plan = None
@@ -201,7 +197,17 @@ class Decoder:
             found = (e, plan)
             if len(self._json_plans) < MAX_PREPARED:
                 self._json_plans[id(e)] = found
-        return None if found[1] is None else write_json(found[1], user_data, pointer_size)
+        return found[1]
+
+    def payload_json(
+        self, p: Provider, e: Event, user_data: bytes, pointer_size: int
+    ) -> tuple[str, int] | None:
+        """An event's fields as JSON text (what ``json.dumps`` writes for the fields
+        :meth:`payload` returns) and how many bytes they used, when it has a
+        :meth:`json_plan`; None otherwise, and when the payload does not fit:
+        :meth:`payload` says why."""
+        plan = self.json_plan(e)
+        return None if plan is None else write_json(plan, user_data, pointer_size)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int

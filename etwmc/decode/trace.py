@@ -43,6 +43,7 @@ from .eventsource import EnvelopeError, is_manifest_event, parse_envelope
 from .inband import InbandManifests
 from .jsonline import JsonLines, encode
 from .payload import DecodeError, Decoder
+from .plan import JsonPlan, write_json
 from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
 
 __all__ = ["KINDS", "MAX_EVENT_JSON", "Route", "TraceDecoder"]
@@ -88,6 +89,7 @@ class Route(NamedTuple):
     meta: _EventMeta | None
     counter: ProviderCount | None
     reason: str | None
+    plan: JsonPlan | None = None  # how the payload is written to JSON, when it can be
 
 
 class TraceDecoder:
@@ -251,9 +253,10 @@ class TraceDecoder:
             if len(rec.provider) == 16 and uuid.UUID(bytes_le=rec.provider) in self._decoders:
                 reason = f"event {d.id} v{d.version} is not in the provider's metadata"
             return Route(EventHead(guid, name, None, d, kind), METADATA, None, counter, reason)
-        event = meta[2]
+        dec, _, event = meta
         event_name = event.name or _task_opcode(event) or event.symbol
-        return Route(EventHead(guid, name, event_name, d, kind), METADATA, meta, counter, None)
+        head = EventHead(guid, name, event_name, d, kind)
+        return Route(head, METADATA, meta, counter, None, dec.json_plan(event))
 
     def _finish(
         self,
@@ -303,12 +306,13 @@ class TraceDecoder:
         dec, provider, event = route.meta
         data = rec.data
         try:
-            quick = dec.payload_json(provider, event, data, rec.pointer_size)
+            plan = route.plan
+            quick = None if plan is None else write_json(plan, data, rec.pointer_size)
             if quick is not None:
                 fields, used = quick
                 message = None
                 values = None
-            else:
+            else:  # the general reader: it also says why a payload does not fit
                 values, message, used = dec.payload(provider, event, data, rec.pointer_size)
                 fields = encode(values)
         except DecodeError as e:
