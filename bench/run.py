@@ -22,7 +22,7 @@ is used.  The baselines:
 * the decode floor (``decode_floor.py``): reading the trace, decompressing it with
   etwmc's own LZXpress and walking its records with ``struct``, nothing decoded.
 
-The decode group's goals (issue 21): at least 150,000 events per CPU second decoding
+The decode group's goals: at least 150,000 events per CPU second decoding
 perfview_net.4.5.2.x86.etl with both .NET manifests to JSON Lines in a file, and peak
 memory flat in trace size: the same trace four times over (made in the scratch
 folder) may take at most 1.1x the peak memory of the trace once.
