@@ -20,7 +20,12 @@ is used.  The baselines:
   manifest and nothing more;
 * ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded);
 * the decode floor (``decode_floor.py``): reading the trace, decompressing it with
-  etwmc's own LZXpress and walking its records with ``struct``, nothing decoded.
+  etwmc's own LZXpress and walking its records with ``struct``, nothing decoded;
+* the bare interpreter (``python -c pass``, with the ``sys.path`` change the import
+  runs make) for importing generated modules: the module of examples/hello.man (goal:
+  at most twice the bare interpreter) and, for information, Shell-Core's (2,380 events)
+  with its bytecode and without (``python -B`` from a folder that never holds it: the
+  cost of the first import of a module nobody byte-compiled).
 
 The decode group's goals: at least 150,000 events per CPU second decoding
 perfview_net.4.5.2.x86.etl with both .NET manifests to JSON Lines in a file, and peak
@@ -53,6 +58,7 @@ GEN_EVENTING = SHARED / "anchors" / "genEventing" / "genEventing.py"
 CLR = CORPUS / "microsoft__perfview__ClrEtwAll.man"
 SHELL = CORPUS / "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Shell-Core.xml"
 X86 = TRACES / "perfview_net.4.5.2.x86.etl"
+HELLO = ROOT / "examples" / "hello.man"
 X86_EVENTS = 168_298
 DECODE_GOAL = 150_000  # events per CPU second
 FLAT_MEMORY = 1.1  # peak memory of the trace four times over / of the trace once
@@ -132,6 +138,33 @@ def _decode(trace: Path) -> Callable[[Path], list[str]]:
     return lambda out: [*ETWMC, "decode", str(trace), *manifests, "-o", str(out / "x.jsonl")]
 
 
+def _importing(
+    manifest: Path | None, folder: Path, module: str = "", *, bytecode: bool = True
+) -> Cmd:
+    """``python -c "import module"``, the module generated from ``manifest`` into
+    ``folder`` before the first run; without a manifest, the bare interpreter (with the
+    same ``sys.path`` change).  ``bytecode=False`` runs ``python -B`` from a folder of its
+    own, which therefore never holds the module's bytecode: the import compiles it."""
+    code = f"import sys; sys.path.insert(0, {str(folder)!r})"
+    if module:
+        code += f"; import {module}"
+    flags = [] if bytecode else ["-B"]
+
+    def argv(out: Path) -> list[str]:
+        if manifest is not None and not (folder / f"{module}.py").exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [*ETWMC, "compile", str(manifest), "-o", str(folder), "-z", module,
+                 "--no-binary"],
+                check=True,
+                capture_output=True,
+            )  # fmt: skip
+        return [PY, *flags, "-c", code]
+
+    label = f"import {module}" if module else "bare interpreter"
+    return Cmd(label + ("" if bytecode else " (no bytecode)"), argv)
+
+
 def groups(scratch: Path) -> list[Group]:
     small, large = scratch / "scale2k.man", scratch / "scale8k.man"
     small.write_text(_events_manifest(2_000), encoding="utf-8")
@@ -209,6 +242,33 @@ def groups(scratch: Path) -> list[Group]:
                     4.0,
                 ),
             ),  # fmt: skip
+        ),
+        Group(
+            "import",
+            (),
+            (
+                _importing(None, scratch / "hello"),
+                _importing(HELLO, scratch / "hello", "hello"),
+            ),
+            (Ratio("import hello / bare interpreter", "import hello", "bare interpreter", 2.0),),
+        ),
+        Group(
+            "import-large",
+            (SHELL,),
+            (
+                _importing(None, scratch / "shell"),
+                _importing(SHELL, scratch / "shell-source", "shell_core", bytecode=False),
+                _importing(SHELL, scratch / "shell", "shell_core"),
+            ),
+            (
+                Ratio(
+                    "import Shell-Core, no bytecode / bare",
+                    "import shell_core (no bytecode)",
+                    "bare interpreter",
+                    None,
+                ),
+                Ratio("import Shell-Core / bare", "import shell_core", "bare interpreter", None),
+            ),
         ),
         Group(
             "decode",
@@ -294,7 +354,9 @@ def _decode_goals(best: dict[str, tuple[float, float]]) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
-    ap.add_argument("--only", choices=("compile", "scale", "decode", "runtime"))
+    ap.add_argument(
+        "--only", choices=("compile", "scale", "import", "import-large", "decode", "runtime")
+    )
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
     missed = 0

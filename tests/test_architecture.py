@@ -23,8 +23,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
-    ("etwmc.lint",),
-    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
+    # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
+    ("etwmc.lint", "etwmc.mcexe"),
+    # One call each; mctext reads message text files and renders what mc writes for them.
+    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile", "etwmc.mctext"),
     ("etwmc.inputs",),  # loading blobs, DLLs and message tables for the commands
     ("etwmc.pe",),
     # The generators and the validation both stand on the model, side by side.
@@ -37,6 +39,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit"),
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),
+    ("etwmc.rulepages",),  # one explanation page per code, shipped as Markdown
     ("etwmc.codes",),
     ("etwmc.pytest_plugin",),  # the runtime world: what applications and their tests import
     ("etwmc.testing",),

@@ -25,7 +25,8 @@ import struct
 from collections.abc import Sequence
 
 from ..payloadvalues import PayloadValueError, ValueReader
-from .payload import STRUCT, Field
+from .encoder import STRUCT
+from .payload import Field
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
 
