@@ -110,12 +110,14 @@ class TraceDecoder:
         self._decoders: dict[uuid.UUID, Decoder] = {}  # by provider GUID
         self._names: dict[bytes, str] = {}  # provider names, by raw GUID
         self._eventsource: set[bytes] = set()  # providers described in-band
+        # by provider, descriptor and whether the record is classic
         self._routes: dict[tuple[bytes, object, bool], Route] = {}
         self._inband = InbandManifests(label, self.diagnostics)
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}  # parsed TraceLogging schemas
         self._schema_bytes = 0
         self._tl_heads: dict[EventHead, EventHead] = {}  # TraceLogging heads, one of each
         self._guid_text: dict[bytes, str | None] = {}  # provider GUIDs as text
+        # each event's metadata (None: none), by provider, id and version
         self._metadata: dict[tuple[bytes, int, int], _EventMeta | None] = {}
         self._want_guids: set[str] = set()
         self._want_names: set[str] = set()
