@@ -2,7 +2,7 @@
 
 :class:`TraceDecoder <etwmc.decode.trace.TraceDecoder>` turns each record into an
 :class:`Event`; the writers of :mod:`.jsonline` and :mod:`.output` turn events into
-text (docs/decode.md gives the JSON Lines schema).  What every event of one provider
+text (docs/json-lines.md gives the JSON Lines schema).  What every event of one provider
 and descriptor shares (the provider, its name, the event's name, the descriptor and the
 kind) is one :class:`EventHead`, made once and shared, so a writer renders it once.
 

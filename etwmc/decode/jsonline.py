@@ -1,4 +1,4 @@
-"""An event's JSON line (docs/decode.md), written from pieces.
+"""An event's JSON line (docs/json-lines.md), written from pieces.
 
 Every line has the same keys in the same order (``HEAD``), then "fields" or "error"
 (``TAIL``), and is always equal to ``json.dumps(obj, ensure_ascii=False,

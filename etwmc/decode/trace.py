@@ -1,7 +1,7 @@
 """Turn a trace's records into decoded events, and count what was decoded.
 
 Every record becomes one :class:`~etwmc.decode.event.Event` (written out as the JSON
-Lines of docs/decode.md), by its kind:
+Lines of docs/json-lines.md), by its kind:
 
 - a classic (kernel or MOF) record passes through, ``kind: classic``;
 - an event with a TraceLogging schema item decodes with that schema;
