@@ -36,7 +36,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.lower", "etwmc.schema"),
     ("etwmc.parse", "etwmc.msgids"),
     ("etwmc.descriptors", "etwmc.guid", "etwmc.naming"),
-    ("etwmc.config",),  # the command line's settings
+    ("etwmc.config", "etwmc.gcpolicy"),  # the command line's settings; its cycle collector
     ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit"),
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),
