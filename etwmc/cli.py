@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .commands import COMMANDS
+from .gcpolicy import collection_policy
 from .inputs import UsageError
 
 EXIT_OK = 0
@@ -147,7 +148,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except ModuleNotFoundError as e:  # the command's module needs the compiler
         return _missing_dependency(e)
     try:
-        result: int = args._run(args)
+        with collection_policy(args.command):
+            result: int = args._run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
         return result
     except UsageError as e:
