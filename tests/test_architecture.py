@@ -34,7 +34,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.parse", "etwmc.msgids"),
     ("etwmc.descriptors", "etwmc.guid", "etwmc.naming"),
     ("etwmc.config",),  # the command line's settings
-    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit"),
+    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit", "etwmc.writer"),
+    ("etwmc.journal",),  # all-or-nothing sets of files, their recovery, the folder lock
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),
     ("etwmc.codes",),
