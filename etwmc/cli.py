@@ -1,10 +1,12 @@
-"""Command-line entry point: argument parsing and exit codes only.
+"""Command-line entry point: the parser and the exit statuses only.
 
-Exit codes: 0 success (no errors), 1 the input has errors (or outputs are stale),
-2 usage error (bad arguments, an input that cannot be opened, an output that cannot be
-written, an unusable output name) or internal error, 130 interrupted (Ctrl-C).  The
-parser is built from :mod:`etwmc.commands`; this module adds only the exit codes and
-the last line of defence (a bug is reported as one, never as a bare traceback).
+Exit statuses (:mod:`etwmc.commands` defines them): 0 success (no errors), 1 the input
+has errors, outputs are stale, or an output could not be written (one line naming it;
+a reader gone from standard output ends the run quietly), 2 a usage error (bad
+arguments, an input that cannot be opened, an unusable output name) or an internal
+error, 130 interrupted (Ctrl-C).  The parser is built from :mod:`etwmc.commands`; this
+module adds only the exit statuses and the last line of defence (a bug is reported as
+one, never as a bare traceback).
 """
 
 from __future__ import annotations
@@ -19,13 +21,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .inputs import UsageError
+from .writer import STDOUT, WriteError, guarded_stdout
 
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
+__all__ = ["EXIT_ERRORS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 REPORT_URL = "https://github.com/etwmc/etwmc/issues"
 
@@ -87,35 +87,34 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def console() -> NoReturn:
-    """The ``etwmc`` command (and ``python -m etwmc``): :func:`main`, then an exit that
-    skips the interpreter's teardown, as mypy's does.  Freeing a large manifest's model
-    and tree object by object, and every module after them, costs about a tenth of a
-    run, and the operating system takes the memory back at once anyway.  Exit handlers
-    run and both output streams are flushed first; files are closed when written, and
-    no command leaves a thread running."""
-    code = main()
-    import atexit
-
-    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if run_exit_handlers is not None:
-        run_exit_handlers()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: what could be written was
-    os._exit(code)
+    """The ``etwmc`` command (and ``python -m etwmc``)."""
+    sys.exit(main())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     restore = _undecodable_names_pass_through()
+    real = sys.stdout, sys.stderr
+    # Everything a command prints goes through the writer's guard: a full or closed
+    # standard output is a failed write with one line, never an internal error.
+    sys.stdout = guarded_stdout()  # type: ignore[assignment,unused-ignore]
+    if sys.stderr is None:  # closed before the run: messages have nowhere to go
+        sys.stderr = _Discard()  # type: ignore[assignment,unused-ignore]
     try:
         return _main(argv)
     except KeyboardInterrupt:
         print("etwmc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        sys.stdout, sys.stderr = real
         restore()
+
+
+class _Discard:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def _undecodable_names_pass_through() -> Callable[[], None]:
@@ -148,16 +147,21 @@ def _main(argv: Sequence[str] | None) -> int:
         return _missing_dependency(e)
     try:
         result: int = args._run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+        sys.stdout.flush()  # a full or closed output shows here, not at exit
         return result
     except UsageError as e:
         print(f"etwmc {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteError as e:
+        print(f"etwmc {args.command}: {e}", file=sys.stderr)
+        if e.path == STDOUT:
+            _silence_stdout()  # what it still holds could not go anywhere either
+        return EXIT_ERRORS
     except BrokenPipeError:
         # The reader went away (``etwmc ... | head``): nothing more can be shown, and
         # Python's own flush at exit must not complain about it either.
         _silence_stdout()
-        return EXIT_USAGE
+        return EXIT_ERRORS
     except ModuleNotFoundError as e:
         return _missing_dependency(e)
     except Exception as e:  # noqa: BLE001 - the last line of defence: never a bare traceback

@@ -266,12 +266,14 @@ def roll_back(folder: Path, token: str, entries: Iterable[Entry]) -> None:
 
 
 class Failure(Exception):
-    """A step failed on ``path`` (the final name, never a temporary one)."""
+    """A step failed on ``path``: a file's final name (never a temporary one), or the
+    folder itself (``folder``) when its journal could not be written."""
 
-    def __init__(self, path: Path, reason: str) -> None:
+    def __init__(self, path: Path, reason: str, *, folder: bool = False) -> None:
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+        self.folder = folder
 
 
 def reason(e: OSError) -> str:
@@ -341,8 +343,7 @@ class Transaction:
                 os.replace(scratch, journal)
             except OSError as e:
                 remove([scratch])
-                first = part.folder / part.entries[0].name
-                raise Failure(first, reason(e)) from None
+                raise Failure(part.folder, reason(e), folder=True) from None
 
     def write_temporaries(self) -> None:
         for part in self.parts:

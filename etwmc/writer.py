@@ -94,7 +94,8 @@ Kind = Literal["file", "stream", "socket"]
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """Where the bytes for a path go: ``real`` is absolute, a symbolic link followed."""
+    """Where the bytes for a path go: ``real`` is absolute with symbolic links followed
+    for a file, the path as given for a stream (what opening it follows)."""
 
     shown: str  # the path as the user gave it, for messages
     real: Path
@@ -133,9 +134,11 @@ def resolve(path: str | os.PathLike[str]) -> Target:
         return Target(shown, real, "file")
     if stat.S_ISDIR(st.st_mode):
         raise WriteError(shown, "it is a folder")
+    # A stream is opened through the path as given: a link such as /dev/stdout leads
+    # to a pipe that no file name reaches.
     if stat.S_ISSOCK(st.st_mode):
-        return Target(shown, real, "socket")
-    return Target(shown, real, "stream")
+        return Target(shown, Path(shown), "socket")
+    return Target(shown, Path(shown), "stream")
 
 
 # --------------------------------------------------------------------------- one file
@@ -161,11 +164,17 @@ def write_text(path: str | os.PathLike[str] | None, text: str) -> None:
         write_file(path, text.encode("utf-8", "surrogateescape"))
 
 
-def _replace(target: Target, data: bytes) -> None:
+def _temporary(target: Target) -> Path:
+    """A new temporary name beside ``target``, after removing what a killed write of
+    it left (a temporary file no journal owns)."""
     folder, name = target.real.parent, target.real.name
     live = set(journals(folder))
     remove(folder / n for n in listdir(folder) if stray(n, name, live))
-    tmp = temporary(folder, name, _token())
+    return temporary(folder, name, _token())
+
+
+def _replace(target: Target, data: bytes) -> None:
+    tmp = _temporary(target)
     try:
         create_file(tmp, data)
         os.replace(tmp, target.real)
@@ -237,15 +246,32 @@ def _connect(target: Target) -> Iterator[BinaryIO]:
 
 class TextOutput:
     """A text stream whose failed writes are :class:`WriteError` naming the user's path
-    (a reader gone from standard output stays :class:`BrokenPipeError`)."""
+    (a reader gone from standard output stays :class:`BrokenPipeError`); ``f`` None is
+    a standard output that was closed before etwmc started."""
 
-    def __init__(self, f: TextIO, shown: str) -> None:
+    def __init__(self, f: TextIO | None, shown: str) -> None:
         self._f = f
         self.shown = shown
 
-    def write(self, text: str) -> None:
+    def write(self, text: str) -> int:
+        return self._do(lambda f: f.write(text))
+
+    def flush(self) -> None:
+        self._do(lambda f: f.flush())
+
+    def isatty(self) -> bool:
+        return self._f is not None and self._f.isatty()
+
+    def fileno(self) -> int:
+        if self._f is None:
+            raise OSError("standard output is closed")
+        return self._f.fileno()
+
+    def _do(self, step: Callable[[TextIO], int | None]) -> int:
+        if self._f is None:
+            raise WriteError(self.shown, "it is closed")
         try:
-            self._f.write(text)
+            return step(self._f) or 0
         except BrokenPipeError:
             if self.shown == STDOUT:
                 raise
@@ -253,15 +279,11 @@ class TextOutput:
         except OSError as e:
             raise WriteError(self.shown, reason(e)) from None
 
-    def flush(self) -> None:
-        try:
-            self._f.flush()
-        except BrokenPipeError:
-            if self.shown == STDOUT:
-                raise
-            raise WriteError(self.shown, "the reader closed it") from None
-        except OSError as e:
-            raise WriteError(self.shown, reason(e)) from None
+
+def guarded_stdout() -> TextOutput:
+    """Standard output as a :class:`TextOutput` (what the command line prints through)."""
+    out = sys.stdout
+    return out if isinstance(out, TextOutput) else TextOutput(out, STDOUT)
 
 
 @contextlib.contextmanager
@@ -271,10 +293,7 @@ def stream(path: str | os.PathLike[str] | None, *, errors: str = "strict") -> It
     temporary file renamed over it when the block ends without an exception (and
     removed if it raises); a device, FIFO or socket is written into as it comes."""
     if path is None:
-        out = sys.stdout
-        if out is None:
-            raise WriteError(STDOUT, "it is closed")
-        guarded = TextOutput(out, STDOUT)
+        guarded = guarded_stdout()
         yield guarded
         guarded.flush()
         return
@@ -287,8 +306,7 @@ def stream(path: str | os.PathLike[str] | None, *, errors: str = "strict") -> It
             guarded.flush()
             text.detach()
         return
-    folder, name = target.real.parent, target.real.name
-    tmp = temporary(folder, name, _token())
+    tmp = _temporary(target)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _BINARY, 0o666)
     except OSError as e:
@@ -319,11 +337,11 @@ def write_set(
     on_wait: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """:func:`write_sets` for one folder."""
-    return write_sets({folder: files}, skip_unchanged=skip_unchanged, on_wait=on_wait)
+    return write_sets({os.fspath(folder): files}, skip_unchanged=skip_unchanged, on_wait=on_wait)
 
 
 def write_sets(
-    groups: Mapping[str | os.PathLike[str], Mapping[str, bytes]],
+    groups: Mapping[str, Mapping[str, bytes]] | Mapping[Path, Mapping[str, bytes]],
     *,
     skip_unchanged: bool = False,
     on_wait: Callable[[str], None] | None = None,
@@ -333,20 +351,19 @@ def write_sets(
     file that already holds its planned bytes alone (its time stamp too).  While
     another etwmc writes into one of the folders, ``on_wait(folder)`` is called once
     and the write waits for it to end."""
+    given = {os.fspath(folder): files for folder, files in groups.items()}
     planned: list[tuple[str, bytes]] = []
-    for folder, files in groups.items():
+    for folder, files in given.items():
         for name, data in files.items():
-            shown = os.path.join(os.fspath(folder), name)
+            shown = os.path.join(folder, name)
             if not plain_name(name):
                 raise WriteError(shown, "it is not a plain file name", verb="refuse to write")
             planned.append((shown, data))
-    for folder in groups:
+    for folder in given:
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError as e:
-            raise WriteError(
-                os.fspath(folder), reason(e), verb="create the output folder"
-            ) from None
+            raise WriteError(folder, reason(e), verb="create the output folder") from None
     files_by_folder: dict[Path, dict[str, bytes]] = {}
     shown_of: dict[Path, str] = {}
     streams: list[tuple[Target, bytes]] = []
@@ -363,11 +380,11 @@ def write_sets(
     try:
         for lock in locks:
             _acquire(lock, shown_of, on_wait)
-        for folder, files in files_by_folder.items():
-            recover(folder, files)
+        for real, named in files_by_folder.items():
+            recover(real, named)
             if skip_unchanged:
-                for name in [n for n, d in files.items() if read_regular(folder / n) == d]:
-                    del files[name]
+                for name in [n for n, d in named.items() if read_regular(real / n) == d]:
+                    del named[name]
         _commit(files_by_folder, streams, shown_of)
     finally:
         for lock in locks:
@@ -375,14 +392,18 @@ def write_sets(
     return sorted(Path(shown) for shown, _ in planned)
 
 
-def _acquire(
-    lock: FolderLock, shown_of: Mapping[Path, str], on_wait: Callable[[str], None] | None
-) -> None:
-    folder = lock.path.parent
-    shown = next(
+def _shown_folder(folder: Path, shown_of: Mapping[Path, str]) -> str:
+    """A real folder as the user named it (the folder of an output they named)."""
+    return next(
         (os.path.dirname(s) or "." for real, s in shown_of.items() if real.parent == folder),
         str(folder),
     )
+
+
+def _acquire(
+    lock: FolderLock, shown_of: Mapping[Path, str], on_wait: Callable[[str], None] | None
+) -> None:
+    shown = _shown_folder(lock.path.parent, shown_of)
     try:
         lock.acquire(None if on_wait is None else lambda: on_wait(shown))
     except OSError as e:
@@ -408,6 +429,9 @@ def _commit(
         try:
             Transaction(files).run(between=write_streams)
         except Failure as e:
+            if e.folder:
+                shown = _shown_folder(e.path, shown_of)
+                raise WriteError(shown, e.reason, verb="write into") from None
             raise WriteError(shown_of.get(e.path, str(e.path)), e.reason) from None
 
 
@@ -467,6 +491,7 @@ __all__ = [
     "Target",
     "TextOutput",
     "WriteError",
+    "guarded_stdout",
     "resolve",
     "stale",
     "stream",

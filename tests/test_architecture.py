@@ -25,7 +25,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
     ("etwmc.lint",),
     ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
-    ("etwmc.inputs",),  # loading blobs, DLLs and message tables for the commands
+    # Loading blobs, DLLs and message tables for the commands; the registry of outputs.
+    ("etwmc.inputs", "etwmc.outputs"),
     ("etwmc.pe",),
     # The generators and the validation both stand on the model, side by side.
     ("etwmc.header", "etwmc.python", "etwmc.wevt", "etwmc.validate"),
@@ -34,7 +35,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.parse", "etwmc.msgids"),
     ("etwmc.descriptors", "etwmc.guid", "etwmc.naming"),
     ("etwmc.config",),  # the command line's settings
-    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit", "etwmc.writer"),
+    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.writer"),
     ("etwmc.journal",),  # all-or-nothing sets of files, their recovery, the folder lock
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),

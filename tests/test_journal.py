@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from codegen_helpers import HELLO
 
 from etwmc import journal
+from etwmc.cli import main
+from etwmc.compile import compile_manifest
 from etwmc.writer import stale, write_set, write_sets
 
 OLD = {"a.py": b"old a", "b.bin": b"old b", "c.rc": b"old c", "keep.txt": b"kept"}
@@ -194,3 +200,87 @@ def test_a_lock_left_by_a_dead_process_does_not_stop_the_next_write(tmp_path: Pa
     assert not journal.writing(tmp_path)
     write_set(tmp_path, {"a.py": b"1"})
     assert _files(tmp_path) == {"a.py": b"1"}
+
+
+# --------------------------------------------------------------------------- real kills
+
+
+def _strace() -> str:
+    path = shutil.which("strace")
+    if path is None:
+        pytest.skip("strace is not installed")
+    probe = subprocess.run([path, "-qq", "-o", os.devnull, "true"], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"strace cannot trace here: {probe.stderr.decode(errors='replace')[:200]}")
+    return path
+
+
+_RENAMES = "rename,renameat,renameat2"
+
+
+def _compile_killed_at(strace: str, man: Path, out: Path, n: int) -> int:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    cmd = [
+        strace, "-f", "-qq", "-o", os.devnull, "-e", f"trace={_RENAMES}",
+        "-e", f"inject={_RENAMES}:signal=SIGKILL:when={n}",
+        sys.executable, "-m", "etwmc", "compile", str(man), "-o", str(out),
+    ]  # fmt: skip
+    return subprocess.run(cmd, env=env, capture_output=True, timeout=120).returncode
+
+
+def test_compile_killed_at_each_rename(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    strace = _strace()
+    old_man = tmp_path / "hello.man"
+    shutil.copy(HELLO, old_man)
+    new_man = tmp_path / "new" / "hello.man"
+    new_man.parent.mkdir()
+    new_man.write_text(HELLO.read_text().replace('value="3"', 'value="4"'))
+    old = compile_manifest(old_man).files
+    new = compile_manifest(new_man).files
+    assert set(old) == set(new) and all(old[n] != new[n] for n in ("hello.py", "helloTEMP.BIN"))
+    renames = 1 + len(new)  # the journal, then every output
+    for n in range(1, renames + 1):
+        out = tmp_path / f"out{n}"
+        write_set(out, old)
+        assert _compile_killed_at(strace, new_man, out, n) == -9
+        left = {p.name for p in out.iterdir()}
+        assert any(name.startswith(".") for name in left)  # killed mid-write
+        for man, plan in ((old_man, old), (new_man, new)):
+            check = main(["compile", str(man), "-o", str(out), "--check"])
+            if check == 0:
+                assert {name: (out / name).read_bytes() for name in plan} == plan
+        if n > 1:  # a mix of two versions is on disk: neither is current
+            assert main(["compile", str(old_man), "-o", str(out), "--check"]) == 1
+            assert main(["compile", str(new_man), "-o", str(out), "--check"]) == 1
+            assert "interrupted" in capsys.readouterr().err
+        # The next compile cleans up and writes a whole set.
+        assert main(["compile", str(new_man), "-o", str(out)]) == 0
+        assert _files(out) == new
+        assert main(["compile", str(new_man), "-o", str(out), "--check"]) == 0
+    # One more rename than there are: the compile runs to its end.
+    out = tmp_path / "out-last"
+    write_set(out, old)
+    assert _compile_killed_at(strace, new_man, out, renames + 1) == 0
+    assert _files(out) == new
+
+
+def test_the_build_plugins_settle_an_interrupted_write(tmp_path: Path) -> None:
+    """An editable build generates in place: a killed write there is settled first."""
+    from etwmc.buildhooks import Options, generate
+
+    shutil.copy(HELLO, tmp_path / "hello.man")
+    opts = Options(manifests=("hello.man",), package="pkg")
+    first = generate(tmp_path, opts, out_dir=None)
+    folder = tmp_path / "pkg"
+    before = _files(folder)
+    new = {n: d + b"\n# changed\n" if n.endswith(".py") else d[::-1] for n, d in before.items()}
+    t = journal.Transaction({folder: new})
+    t.write_journals()
+    t.write_temporaries()
+    t.back_up()
+    (part,) = t.parts
+    t.move(part, next(e for e in part.entries if e.name == "hello.py"))  # killed here
+    assert any(p.name.startswith(".") for p in folder.iterdir())
+    again = generate(tmp_path, opts, out_dir=None)
+    assert set(again.files) == set(first.files) - {"pkg/__init__.py"}  # that one exists
+    assert _files(folder) == before  # the whole set as the manifest gives it, nothing else

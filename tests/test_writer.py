@@ -343,3 +343,15 @@ def test_writers_of_one_folder_never_mix_their_sets(tmp_path: Path) -> None:
         t.join()
     assert errors == [] and samples > 0
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} in plans
+
+
+@pytest.mark.parametrize("how", ["file", "stream"])
+def test_what_a_killed_write_of_one_file_left_is_removed_by_the_next(
+    how: str, tmp_path: Path
+) -> None:
+    left = tmp_path / ".x.out.0123456789abcdef.tmp"
+    left.write_bytes(b"half")
+    other = tmp_path / ".y.out.0123456789abcdef.tmp"  # another file's: not touched
+    other.write_bytes(b"half")
+    _write(how, tmp_path / "x.out")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "x.out"]

@@ -1,24 +1,22 @@
 """``etwmc decode``: decode an ``.etl`` trace (or an etwmc event file) to events.
 
 Exit status: 0 every event with metadata decoded; 1 the trace is damaged (the events
-before the damage are written), an event's metadata does not fit its payload, or
-metadata could not be read; 2 usage.  ``-o FILE`` is written all-or-nothing: to a
-temporary file in the same folder, renamed over FILE when decoding ends.
+before the damage are written), an event's metadata does not fit its payload,
+metadata could not be read, or the events could not be written; 2 usage.  ``-o FILE``
+is written by :func:`etwmc.writer.stream`: a regular file all-or-nothing (a temporary
+file in the same folder, renamed over FILE when decoding ends), a device or FIFO as
+the events come.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from itertools import islice
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
 from ..decode import DecodeError, Decoder, filetime_text
@@ -27,21 +25,12 @@ from ..decode.metadata import load_dll, load_manifest, load_wevt
 from ..decode.output import render, render_json, summary_json, summary_text
 from ..decode.trace import TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
-from ..inputs import (
-    UsageError,
-    event_file_problem,
-    load_blob,
-    open_input,
-    require_input,
-    write_output,
-)
+from ..inputs import UsageError, event_file_problem, load_blob, open_input, require_input
 from ..model import Manifest
 from ..runtime.eventfile import MAGIC, EventFileError, EventRecord, iter_events
 from ..validate import check_file
-
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
+from ..writer import TextOutput, WriteError, stream, write_text
+from . import EXIT_ERRORS, EXIT_OK
 
 
 class _WevtAction(argparse.Action):
@@ -149,8 +138,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
 
 def _run_trace(args: argparse.Namespace) -> int:
     if args.messages and not args.wevt:
-        print("etwmc: --messages belongs to a --wevt", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("--messages belongs to a --wevt")
     manifests, diags = _load(args)
     if any(d.severity == Severity.ERROR for d in diags):
         sys.stderr.write(render_text(finalize(diags)))
@@ -172,19 +160,16 @@ def _run_trace(args: argparse.Namespace) -> int:
         pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
     with f:
         try:
-            if args.output:
-                _write_file(args.output, pieces)
-            elif not args.summary:
-                _write(sys.stdout, pieces)
+            if args.output or not args.summary:
+                with stream(args.output, errors="replace") as out:
+                    _write(out, pieces)
             else:
                 for _ in pieces:
                     pass
-        except OSError as e:
+        except WriteError:
             if bar:
                 bar.clear()
-            where = e.filename or args.output or "the output"
-            print(f"etwmc: cannot write {where}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_ERRORS
+            raise
     if bar:
         bar.clear()
     diags += decoder.diagnostics
@@ -262,23 +247,9 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _write(out: TextIO, pieces: Iterator[str]) -> None:
+def _write(out: TextOutput, pieces: Iterator[str]) -> None:
     while batch := list(islice(pieces, 512)):
         out.write("".join(batch))
-
-
-def _write_file(path: str, pieces: Iterator[str]) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace", newline="\n") as out:
-            _write(out, pieces)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 # --------------------------------------------------------------------------- event files
@@ -287,8 +258,7 @@ def _write_file(path: str, pieces: Iterator[str]) -> None:
 def _run_event_file(args: argparse.Namespace) -> int:
     """An event file written by etwmc's runtime: one metadata source, a JSON array."""
     if len(args.manifest) + len(args.wevt) != 1 or args.dll:
-        print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("decoding an event file needs exactly one of --manifest or --wevt")
     with open_input(args.input) as events:
         manifest = _event_file_metadata(args)
         if manifest is None:
@@ -301,10 +271,7 @@ def _run_event_file(args: argparse.Namespace) -> int:
             sys.stderr.write(render_text([event_file_problem(args.input, e)]))
             return EXIT_ERRORS
     text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
-    if args.output:
-        write_output(args.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(args.output, text)
     return EXIT_ERRORS if any("error" in item for item in out) else EXIT_OK
 
 

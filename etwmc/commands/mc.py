@@ -31,14 +31,15 @@ usage.
 =====================  =================================================================
 
 Outputs, with mc's names: ``BASE.h`` in the -h folder; ``BASE.rc``, ``BASETEMP.BIN``
-and one ``MSG0000n.bin`` per culture in the -r folder.  They are written
-all-or-nothing: if one cannot be written, the files already written are put back.
+and one ``MSG0000n.bin`` per culture in the -r folder (:mod:`etwmc.outputs` makes
+them, :func:`etwmc.writer.write_sets` writes them).  They are written all-or-nothing
+across the folders, which are created: if one cannot be written, none is.
 
 mc options etwmc does not implement end in an error that names them (exit 2): ``-A``
 (ANSI message tables), ``-mof``, ``-co``, ``-cs``/``-css``, ``-generateProjections``,
 the .mc-file options ``-d``, ``-n``, ``-o``, ``-x`` and .mc message files themselves.
 Exit codes: 0 written, 1 the manifest has errors (or an output could not be written),
-2 a usage error.
+2 a usage error (:mod:`etwmc.commands` defines them for every command).
 """
 
 from __future__ import annotations
@@ -48,17 +49,18 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
-from ..codes import W_LONG_MESSAGE
-from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors, render
+from ..compile import compile_manifest
+from ..diagnostics import Diagnostic, Severity, finalize, has_errors, render
 from ..diff import diff_manifests, load
-from ..emit import EmitError, check_name, default_base, write_all
-from ..header import HeaderOptions, build_header, message_ids
+from ..inputs import UsageError
 from ..model import Manifest
-from ..msgids import MessageIds
-from ..validate import check_file
-from ..wevt import binary_outputs, output_diagnostics
-from ..wevt.rc import template_file
+from ..options import CompileOptions, OptionsError, TextEncoding
+from ..outputs import default_base, file_name_problem
+from ..writer import WriteError, write_sets
+from . import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, exit_status
+from ._output import waiting
 
 USAGE = """\
 usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]
@@ -99,11 +101,6 @@ _UNSUPPORTED_VALUED = {
     "css": "etwmc does not write C# code",
     "x": "it applies to .mc message files, which etwmc does not compile",
 }
-_ENCODINGS = ("ansi", "utf-8", "utf-16")
-
-
-class UsageError(Exception):
-    """The command line is wrong; the message says how."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,30 +196,26 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         return replace(opts, ignored=(*opts.ignored, f"-{name}"))
     assert value is not None
     if name == "e":
-        if not (1 <= len(value) <= 3 and value.isascii() and value.isalnum()):
-            raise UsageError(f"-e {value!r}: the extension is 1 to 3 letters or digits")
+        _checked("-e", header_extension=value)
         return replace(opts, ext=value)
     if name == "cp":
-        if value.lower() not in _ENCODINGS:
-            raise UsageError(f"-cp {value!r}: the encoding is one of {', '.join(_ENCODINGS)}")
+        _checked("-cp", text_encoding=value.lower())
         return replace(opts, encoding=value.lower())
     if name == "m":
-        if not value.isdigit() or int(value) < 1:
+        if not value.isdigit():
             raise UsageError(f"-m {value!r}: the length is a positive number")
+        _checked("-m", max_message_length=int(value))
         return replace(opts, max_length=int(value))
     if name == "p":
-        if not (value.isascii() and value.isidentifier()):
-            raise UsageError(f"-p {value!r}: the prefix must be a C identifier")
+        _checked("-p", write_prefix=value)
         return replace(opts, write_prefix=value)
     if name == "P":
-        if not value:
-            raise UsageError("-P needs a prefix")
+        _checked("-P", strip_prefix=value)
         return replace(opts, strip_prefix=value)
     if name == "z":
-        try:
-            check_name(value)
-        except EmitError:
-            raise UsageError(f"-z {value!r}: the base name must be a plain file name") from None
+        why = file_name_problem(value)
+        if why:
+            raise UsageError(f"-z {value!r}: the base name must be a plain file name: {why}")
         return replace(opts, base=value)
     if name == "h":
         return replace(opts, header_dir=value)
@@ -233,75 +226,50 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
     return replace(opts, check_dir=value)
 
 
-def _encode(text: str | bytes, encoding: str) -> bytes:
-    data = text if isinstance(text, bytes) else text.encode("ascii")
-    if encoding == "utf-8":
-        return b"\xef\xbb\xbf" + data
-    if encoding == "utf-16":
-        return b"\xff\xfe" + data.decode("utf-8").encode("utf-16-le")
-    return data
+def _checked(flag: str, **option: object) -> None:
+    """The options type's verdict on one option's value (it checks every option)."""
+    try:
+        CompileOptions(**option)  # type: ignore[arg-type]
+    except OptionsError as e:
+        raise UsageError(f"{flag}: {e}") from None
 
 
-def _long_messages(manifest: Manifest, ids: MessageIds, limit: int) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    for res in manifest.resources:
-        for sid in sorted(ids.strings):
-            s = res.strings.get(sid)
-            if s is not None and len(s.value) > limit:
-                out.append(
-                    diag(
-                        W_LONG_MESSAGE,
-                        s.span,
-                        f"string '{sid}' ({res.culture}) is {len(s.value)} characters long, "
-                        f"more than the {limit} that -m allows",
-                        hint="shorten the message, or raise -m",
-                    )
-                )
-    return out
+def compile_options(opts: McOptions) -> CompileOptions:
+    """What mc's switches ask for: the header and the binaries, named mc's way."""
+    return CompileOptions(
+        python=False,
+        c_header="km" if opts.kernel else "um",
+        header_extension=opts.ext,
+        write_prefix=opts.write_prefix,
+        strip_prefix=opts.strip_prefix,
+        customer_bit=opts.customer_bit,
+        text_encoding=cast(TextEncoding, opts.encoding),
+        prefixed_tables=opts.base_names or opts.base is not None,
+        baseline=opts.baseline_dir is not None,
+        max_message_length=opts.max_length,
+    )
 
 
 @dataclass
 class _Plan:
-    groups: dict[str, dict[str, bytes]]
+    groups: dict[str, dict[str, bytes]]  # folder -> file name -> bytes
     diagnostics: list[Diagnostic]
 
 
 def plan(opts: McOptions) -> _Plan:
-    """Validate the manifest and build every output in memory (folder -> files)."""
-
-    checked = check_file(opts.manifest)
-    diags = [d for d in checked.diagnostics if d.severity != Severity.NOTE]
-    manifest = checked.manifest
-    if not checked.ok or manifest is None:
-        return _Plan({}, diags)
-    hopts = HeaderOptions(
-        kernel=opts.kernel,
-        write_prefix=opts.write_prefix,
-        strip_prefix=opts.strip_prefix,
-        customer_bit=opts.customer_bit,
-    )
-    ids = message_ids(manifest, hopts)
-    diags += output_diagnostics(manifest)
-    if opts.max_length is not None:
-        diags += _long_messages(manifest, ids, opts.max_length)
-    if opts.check_dir is not None:
-        diags += _baseline_check(manifest, Path(opts.check_dir) / f"{_base(opts)}.BIN")
-    header = build_header(manifest, hopts, ids=ids)
-    diags += header.diagnostics
+    """Validate the manifest and make every output in memory, by folder."""
+    result = compile_manifest(opts.manifest, compile_options(opts), base=opts.base)
+    diags = [d for d in result.diagnostics if d.severity != Severity.NOTE]
+    if result.manifest is not None and opts.check_dir is not None:
+        diags += _baseline_check(result.manifest, Path(opts.check_dir) / f"{_base(opts)}.BIN")
     if has_errors(diags):
         return _Plan({}, diags)
-    base = opts.base if opts.base is not None else default_base(opts.manifest)
-    binaries = binary_outputs(
-        manifest, base, prefixed=opts.base_names or opts.base is not None, ids=ids
-    )
-    binaries[f"{base}.rc"] = _encode(binaries[f"{base}.rc"], opts.encoding)
+    folders = {"header": opts.header_dir, "resources": opts.rc_dir, "baseline": opts.baseline_dir}
     groups: dict[str, dict[str, bytes]] = {}
-    groups.setdefault(opts.header_dir, {})[f"{base}.{opts.ext}"] = _encode(
-        header.text, opts.encoding
-    )
-    groups.setdefault(opts.rc_dir, {}).update(binaries)
-    if opts.baseline_dir is not None:
-        groups.setdefault(opts.baseline_dir, {})[f"{base}.BIN"] = binaries[template_file(base)]
+    for place, files in result.placed.items():
+        folder = folders.get(place)
+        if folder is not None:
+            groups.setdefault(folder, {}).update(files)
     return _Plan(groups, diags)
 
 
@@ -320,60 +288,32 @@ def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
     return problems + [d for d in diff_manifests(old, manifest) if d.severity != Severity.NOTE]
 
 
-def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
-    """Write every folder's files; if one folder fails, put the others back."""
-    merged: dict[Path, dict[str, bytes]] = {}
-    for name, files in groups.items():
-        merged.setdefault(Path(name).resolve(), {}).update(files)
-    before: dict[Path, bytes | None] = {}
-    for folder, planned in merged.items():
-        for name in planned:
-            p = folder / name
-            before[p] = p.read_bytes() if p.is_file() else None
-    written: list[Path] = []
-    try:
-        for folder, planned in merged.items():
-            written += write_all(folder, planned)
-    except EmitError:
-        for p in written:
-            old = before.get(p)
-            try:
-                if old is None:
-                    p.unlink()
-                else:
-                    p.write_bytes(old)
-            except OSError:
-                pass
-        raise
-    return written
-
-
 def main(argv: Sequence[str]) -> int:
     try:
         opts = parse(argv)
         if opts.help:
             sys.stdout.write(USAGE)
-            return 0
+            return EXIT_OK
         result = plan(opts)
     except UsageError as e:
         sys.stderr.write(f"etwmc mc: {e}\n{USAGE}")
-        return 2
+        return EXIT_USAGE
     diags = finalize(result.diagnostics)
     if diags:
         sys.stdout.write(render(diags, "text"))
     if has_errors(diags):
-        return 1
+        return exit_status(diags)
     try:
-        paths = write(result.groups)
-    except EmitError as e:
+        paths = write_sets(result.groups, on_wait=waiting("mc"))
+    except WriteError as e:
         print(f"etwmc mc: {e}", file=sys.stderr)
-        return 1
+        return EXIT_ERRORS
     if opts.verbose:
         for flag in opts.ignored:
             print(f"etwmc mc: {flag} has no effect on a manifest")
         for p in paths:
-            print(f"etwmc mc: wrote {p}")
-    return 0
+            print(f"etwmc mc: wrote {p.parent.resolve() / p.name}")
+    return EXIT_OK
 
 
 DESCRIPTION = (
