@@ -208,7 +208,7 @@ def _open_stream(target: Target, *, wait: bool) -> Iterator[BinaryIO]:
         if e.errno == errno.ENXIO:  # O_NONBLOCK on a FIFO nobody reads
             raise WriteError(target.shown, "no process is reading from the FIFO") from None
         raise WriteError(target.shown, reason(e)) from None
-    if not wait:
+    if not wait and _NONBLOCK:  # opened without waiting: its writes may wait
         os.set_blocking(fd, True)
     f = os.fdopen(fd, "wb")
     try:

@@ -308,9 +308,8 @@ def test_output_through_a_link_to_the_process_own_stdout(
 
 
 def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path) -> None:
-    # `etwmc` skips the interpreter's teardown: its output (block-buffered on a pipe)
-    # still arrives whole, exit handlers still run, and the command's status is the
-    # process's.
+    # `etwmc`'s output (block-buffered on a pipe) arrives whole, exit handlers run, and
+    # the command's status is the process's.
     marker = tmp_path / "exit-handler-ran"
     code = (
         "import atexit, sys, etwmc.commands.guid as g\n"
@@ -333,6 +332,27 @@ def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path)
     lines = proc.stdout.splitlines()
     assert len(lines) == 20000 and lines[-1] == "line 19999"
     assert marker.read_text() == "yes"
+
+
+@pytest.mark.parametrize(("command", "collects"), [("guid", False), ("decode", True)])
+def test_the_console_entry_turns_the_collector_off_but_for_decode(
+    command: str, collects: bool
+) -> None:
+    # Start-up's objects are frozen out of the collector; a manifest command runs without
+    # it, decode (whose work grows with the trace) with it.
+    code = (
+        f"import gc, sys, etwmc.commands.{command} as m\n"
+        "def probe(args):\n"
+        "    print(gc.isenabled(), gc.get_freeze_count() > 1000)\n"
+        "    return 0\n"
+        "m.run = probe\n"
+        f"sys.argv = ['etwmc', '{command}', 'x']\n"
+        "from etwmc.cli import console\n"
+        "console()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{collects} True\n"
 
 
 def test_python_dash_m_etwmc_is_the_console_entry() -> None:
