@@ -27,10 +27,10 @@ lists, ``--extend-select``/``--extend-ignore`` add to them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from .records import record
 from .selection import Selection, SelectorError, check_selectors
 
 LINT_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "per-file-ignores")
@@ -40,11 +40,12 @@ class ConfigFileError(ValueError):
     """The configuration file cannot be read or has a wrong value; says where."""
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Config:
     path: Path | None = None  # the file it came from; None when there is none
-    table: Mapping[str, object] = MappingProxyType({})  # the compile keys
-    lint: Mapping[str, object] = MappingProxyType({})
+    # The compile keys, then the lint keys.
+    table: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    lint: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def root(self) -> Path:

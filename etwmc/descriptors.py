@@ -14,12 +14,12 @@ Python module and the C header alike).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from .codes import E_TRAITS
 from .diagnostics import Diagnostic, diag
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
-from .records import record
 from .traits import build_traits
 
 START_OPCODE = 1
@@ -111,7 +111,7 @@ def checked_traits(provider: Provider, diags: list[Diagnostic]) -> bytes:
 _Item = TypeVar("_Item", Channel, Level, Task, Opcode, Keyword)
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ProviderItems:
     """What a provider's metadata lists, before any sorting (:func:`provider_items`)."""
 

@@ -23,16 +23,16 @@ ETW9xx  internal
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
 
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
-from .records import record
 
 
-@record(kw_only=False, order=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Span:
     """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
 
@@ -51,7 +51,7 @@ class Span:
 NOWHERE = Span("<unknown>")
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Diagnostic:
     code: str
     severity: Severity
@@ -149,18 +149,47 @@ def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False) -> st
     return render_text(diags, colour=colour)
 
 
+# What a human-readable report never passes through: C0 and C1 controls and DEL (a line
+# feed forges a report line; ESC and the C1 CSI/OSC start terminal sequences), the line
+# and paragraph separators, and the bidirectional controls that reorder what is shown.
+# Each is written as a Python-style escape, so the report still says what is there.
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_HIDDEN = (
+    [*range(0x20), *range(0x7F, 0xA0)]
+    + [0x200E, 0x200F, 0x2028, 0x2029]
+    + [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+_ESCAPES = {
+    c: _NAMED_ESCAPES.get(chr(c)) or (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+    for c in _HIDDEN
+}
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\n``,
+    ``\\x1b``, ``\\u2028``): for the human-readable reports, where a file name or
+    manifest text must not forge a line or reach the terminal as a sequence."""
+    if text.isprintable():
+        return text
+    return text.translate(_ESCAPES)
+
+
 def render_text(diags: Sequence[Diagnostic], *, colour: bool = False) -> str:
+    """One line per diagnostic and one per hint; names and text from the input are
+    shown through :func:`visible`."""
     lines = []
     for d in diags:
+        span, message = visible(str(d.span)), visible(d.message)
+        hint = visible(d.hint) if d.hint else None
         if colour:
             sev = f"{_COLOUR[d.severity]}{d.severity.label}{_RESET}"
-            lines.append(f"{_BOLD}{d.span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {d.message}")
-            if d.hint:
-                lines.append(f"{_BOLD}{d.span}{_RESET}: {_DIM}note:{_RESET} {d.hint}")
+            lines.append(f"{_BOLD}{span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {message}")
+            if hint:
+                lines.append(f"{_BOLD}{span}{_RESET}: {_DIM}note:{_RESET} {hint}")
             continue
-        lines.append(f"{d.span}: {d.severity.label} {d.code}: {d.message}")
-        if d.hint:
-            lines.append(f"{d.span}: note: {d.hint}")
+        lines.append(f"{span}: {d.severity.label} {d.code}: {message}")
+        if hint:
+            lines.append(f"{span}: note: {hint}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -281,12 +310,14 @@ def render_github(diags: Sequence[Diagnostic]) -> str:
     step, so the ones that fail the build must not be crowded out by notes."""
     out = []
     for d in sorted(diags, key=lambda d: -d.severity):
-        props = [f"file={_gh_escape_prop(d.span.file)}"]
+        # Control characters shown as escapes first: the runner's log shows annotations,
+        # and a line break in one is not the input's to make.
+        props = [f"file={_gh_escape_prop(visible(d.span.file))}"]
         if d.span.line:
             props.append(f"line={d.span.line}")
             if d.span.col:
                 props.append(f"col={d.span.col}")
         props.append(f"title={_gh_escape_prop(d.code)}")
-        text = d.message if not d.hint else f"{d.message} ({d.hint})"
+        text = visible(d.message if not d.hint else f"{d.message} ({d.hint})")
         out.append(f"::{_GITHUB_CMD[d.severity]} {','.join(props)}::{_gh_escape_data(text)}\n")
     return "".join(out)

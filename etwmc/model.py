@@ -1,5 +1,4 @@
-"""The manifest model: frozen, slotted records (:mod:`etwmc.records`) built once by
-:mod:`etwmc.lower`.
+"""The manifest model: frozen, slotted dataclasses built once by :mod:`etwmc.lower`.
 
 Every node carries the :class:`~etwmc.diagnostics.Span` of the element it came from.
 Names of levels, tasks, opcodes, keywords and filters are kept exactly as written
@@ -16,11 +15,11 @@ resolved, which the validator reports as an error).
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from .diagnostics import NOWHERE, Span
-from .records import record
 from .winmeta import InType, OutType
 
 QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
@@ -28,7 +27,7 @@ QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
 Extent: TypeAlias = int | str | None
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Level:
     name: str
     qname: QName
@@ -39,7 +38,7 @@ class Level:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Opcode:
     name: str
     qname: QName
@@ -53,7 +52,7 @@ class Opcode:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
     name: str
     qname: QName
@@ -66,7 +65,7 @@ class Task:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Keyword:
     name: str
     qname: QName
@@ -80,7 +79,7 @@ class Keyword:
 ChannelType: TypeAlias = Literal["Admin", "Operational", "Analytic", "Debug"]
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Channel:
     """A channel in a provider's ``<channels>`` list, or a ``win:`` channel used directly.
 
@@ -114,7 +113,7 @@ class Channel:
         return 1 << (63 - self.index)
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MapItem:
     value: int
     message: str | None
@@ -122,7 +121,7 @@ class MapItem:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Map:
     kind: Literal["value", "bit"]
     name: str
@@ -131,14 +130,14 @@ class Map:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMapItem:
     name: str
     value: str
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMap:
     name: str
     format: str
@@ -147,7 +146,7 @@ class PatternMap:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Field:
     """A ``<data>`` item.  ``in_type``/``out_type`` are None only for unknown types
     (reported by the validator); ``out_type`` None with ``out_type_text`` None means
@@ -164,7 +163,7 @@ class Field:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Struct:
     name: str
     fields: tuple[Field, ...] = ()
@@ -173,7 +172,7 @@ class Struct:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class XmlNode:
     """An element of a template's ``<UserData>`` fragment, namespaces resolved."""
 
@@ -190,7 +189,7 @@ class XmlNode:
 BINARY_LENGTH_FIELD = "__binLength"
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Template:
     """A ``<template>``.  ``binary`` is the name of its ``<binary name=...>`` item, which
     mc turns into the last two items: ``__binLength`` (win:UInt32), then a win:Binary
@@ -214,7 +213,7 @@ class Template:
         return sum(1 + (len(i.fields) if isinstance(i, Struct) else 0) for i in self.items)
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
     value: int
     version: int = 0
@@ -243,7 +242,7 @@ class Event:
         return m
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Filter:
     name: str
     qname: QName
@@ -255,13 +254,13 @@ class Filter:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Traits:
     group_guid: uuid.UUID | None = None
     include_name: bool = False
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Provider:
     name: str
     guid: uuid.UUID
@@ -298,7 +297,7 @@ class Provider:
         return self.opcodes + tuple(o for t in self.tasks for o in t.opcodes)
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Message:
     """An entry of ``<messageTable>``: a string with a fixed message id."""
 
@@ -309,7 +308,7 @@ class Message:
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class String:
     id: str
     value: str
@@ -319,14 +318,14 @@ class String:
 _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Resources:
     culture: str
-    strings: MappingProxyType[str, String] = _NO_STRINGS
+    strings: MappingProxyType[str, String] = field(default_factory=lambda: _NO_STRINGS)
     span: Span = NOWHERE
 
 
-@record
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Manifest:
     path: str
     providers: tuple[Provider, ...] = ()

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-
-from .records import record
+from dataclasses import dataclass
 
 _TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
@@ -47,14 +46,14 @@ def exact_source(stored: str) -> bool:
     return _LONE_LF.search(stored) is None
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Insert:
     number: int
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Stop:
     """``%0``: the message ends here."""
 

@@ -8,11 +8,10 @@ their allowed pairings and defaults.  Everything else imports from here.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
 from typing import Final
-
-from .records import record
 
 EVENTS_NS: Final = "http://schemas.microsoft.com/win/2004/08/events"
 WIN_NS: Final = "http://manifests.microsoft.com/win/2004/08/windows/events"
@@ -31,7 +30,7 @@ MAX_TEMPLATE_PROPERTIES: Final = 99
 MAX_AUTO_ID_PROVIDERS: Final = 16
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class WinItem:
     """A predefined level, opcode, task or keyword.  ``value`` is the mask for keywords."""
 
@@ -110,7 +109,7 @@ def predefined(kind: str, name: str) -> WinItem | None:
     return PREDEFINED[kind].get(name[4:]) if name.startswith("win:") else None
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class WinChannel:
     name: str
     value: int
@@ -183,13 +182,13 @@ class InTypeCode(IntEnum):
 _I = InTypeCode
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class OutType:
     code: int
     qname: str  # "xs:string", "win:HexInt32", ...
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class InType:
     code: InTypeCode
     qname: str  # "win:UnicodeString", ...

@@ -46,8 +46,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # Standard library only, for both worlds: the win: tables and type codes, the
     # provider-traits blob, SHA-1 and SHA-256 without OpenSSL.
     ("etwmc.winmeta", "etwmc.traits", "etwmc.digest"),
-    ("etwmc.records",),  # frozen slotted record classes, cheap to define
-    ("etwmc.record_shapes",),  # their __init__ code, generated, loaded from bytecode
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)

@@ -254,7 +254,7 @@ def test_records_decode_with_the_shipped_metadata(
         ],
     ):
         out = tmp_path / "decoded.json"
-        assert main(["decode", str(trace), *metadata, "-o", str(out)]) == 0
+        assert main(["decode", str(trace), *metadata, "--format", "json", "-o", str(out)]) == 0
         warning, error = json.loads(out.read_text(encoding="utf-8"))
         assert warning["fields"] == {
             "Logger": logger.name,

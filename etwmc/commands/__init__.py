@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from ..codes import E_BASE, E_NO_INPUT, E_READ
+from ..codes import E_BASE, E_NO_INPUT, E_READ, E_WALK
 from ..diagnostics import Diagnostic, has_errors
 
 EXIT_OK: Final = 0  # no errors (warnings allowed unless --werror)
@@ -27,8 +27,9 @@ EXIT_USAGE: Final = 2  # bad arguments, an input that cannot be opened, an unusa
 EXIT_INTERRUPTED: Final = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
 
 # Diagnostics that mean a command could not run as asked: an input that does not exist
-# or cannot be read, an output name that cannot be used.  They exit as usage errors.
-USAGE_CODES: Final = frozenset({E_NO_INPUT.id, E_READ.id, E_BASE.id})
+# or cannot be read (a folder lint cannot search too), an output name that cannot be
+# used.  They exit as usage errors.
+USAGE_CODES: Final = frozenset({E_NO_INPUT.id, E_READ.id, E_WALK.id, E_BASE.id})
 
 
 def exit_status(diags: Iterable[Diagnostic]) -> int:

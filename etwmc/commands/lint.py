@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from ..codes import E_NO_INPUT, REGISTRY
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize
+from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, visible
 from ..discover import discover
 from ..inputs import UsageError
 from ..lint import lint_file
@@ -61,6 +61,13 @@ def configure(p: argparse.ArgumentParser) -> None:
         help="skip files and folders matching GLOB (gitignore syntax) when searching folders",
     )
     p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="give files named on the command line a folder search's rules: skip what is "
+        "not a manifest and what --exclude, .gitignore, hidden folders and virtual "
+        "environments leave out (for pre-commit, which names every file)",
+    )
+    p.add_argument(
         "--stdin-filename", metavar="NAME", help="the name reported for - (default: <stdin>)"
     )
     p.add_argument(
@@ -86,11 +93,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("give at least one manifest file or folder (or - for standard input)")
     found = discover(
-        [p for p in args.paths if p != STDIN], exclude=[*config.exclude(), *args.exclude]
+        [p for p in args.paths if p != STDIN],
+        exclude=[*config.exclude(), *args.exclude],
+        force_exclude=args.force_exclude,
     )
     problems = [
         diag(E_NO_INPUT, Span(raw), f"no such file or folder: {raw}") for raw in found.missing
     ]
+    problems += found.problems
     diags: list[Diagnostic] = []
     sources: dict[str, Sequence[str]] = {}
     checked = 0
@@ -104,14 +114,15 @@ def run(args: argparse.Namespace) -> int:
         diags += linted.diagnostics
         sources[linted.path] = linted.lines
         checked += 1
-    if not checked and not problems:
-        searched = ", ".join(args.paths)
+    if not checked and not problems and not found.skipped:
+        searched = ", ".join(visible(p) for p in args.paths)
         raise UsageError(f"no manifest found in {searched} (nothing to lint)")
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
     report(diags, args.format, args.output)
     summary(diags, checked, quiet=args.quiet, fmt=args.format)
-    # A path that does not exist or a file that cannot be read is a usage error: the
-    # others are still checked and reported, but the run did not do what was asked.
+    # A path that does not exist, a file or folder that cannot be read is a usage error
+    # (commands.USAGE_CODES): the others are still checked and reported, but the run did
+    # not do what was asked.
     return exit_status(diags)
 
 

@@ -16,6 +16,7 @@ Rules applied here (each reported with its own code):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from lxml import etree
 
@@ -33,7 +34,6 @@ from ..model import (
     Task,
     Traits,
 )
-from ..records import record
 from .attributes import children, local, parse_bool, parse_int, qname
 from .builtin import BUILTINS
 from .context import Lowering
@@ -42,7 +42,7 @@ from .strings import message_ref
 # -- channels ------------------------------------------------------------------
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ChannelList:
     """One ``<channels>`` section: its entries in order, the provider's own channels by
     position (values assigned), and the values its imports of other providers'

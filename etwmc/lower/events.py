@@ -20,6 +20,7 @@ keeps every reference that resolved and lists the attributes that did not.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from lxml import etree
@@ -34,7 +35,6 @@ from ..codes import (
     Code,
 )
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
-from ..records import record
 from .attributes import local, parse_bool, qname
 from .builtin import BUILTINS
 from .context import Lowering
@@ -45,7 +45,7 @@ _Key = TypeVar("_Key", QName, str)
 _Item = TypeVar("_Item", Level, Task, Opcode, Keyword, Channel, Template)
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Names(Generic[_Key, _Item]):
     """Items a reference may name: looked up by key, listed by name in a hint."""
 
@@ -53,7 +53,7 @@ class Names(Generic[_Key, _Item]):
     names: Sequence[str]
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Ref(Generic[_Key, _Item]):
     """One kind of reference: the attribute that makes it, the code an unknown one is
     reported with, and the ``win:`` items looked up after the provider's own."""

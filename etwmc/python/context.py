@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from dataclasses import dataclass
 
 from ..descriptors import START_OPCODE, STOP_OPCODE, checked_traits, descriptor, enable_pairs
 from ..diagnostics import Diagnostic
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
-from ..records import record
 from ..winmeta import LEVELS, OPCODES
 from . import layout
 from .imports import IMPORT_BLOCK
@@ -35,18 +35,17 @@ from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
 # What the template reads.  Statements that can outgrow a line are laid out here
-# (:mod:`.layout`), so the template only prints them.  Records (:mod:`etwmc.records`):
-# frozen, and cheap to define at import.
+# (:mod:`.layout`), so the template only prints them.
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class EnumCtx:
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class EventCtx:
     ident: str
     write: str
@@ -67,7 +66,7 @@ class EventCtx:
     doc: str  # docstring literal
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ProviderCtx:
     ns: str
     runtime: str
@@ -87,13 +86,13 @@ class ProviderCtx:
     layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class SpecCtx:
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ModuleCtx:
     version: str
     source_assign: str

@@ -10,11 +10,12 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
-from ..records import record
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .literals import pystr
@@ -34,7 +35,7 @@ _PY_TYPES: dict[int, str] = {
 _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class ParamCtx:
     name: str
     annotation: str

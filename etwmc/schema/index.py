@@ -18,11 +18,11 @@ Rules:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
-from ..records import record
 from ..winmeta import EVENTS_NS
 
 XSD_NS = "http://www.w3.org/2001/XMLSchema"
@@ -30,7 +30,7 @@ _XS = f"{{{XSD_NS}}}"
 UNBOUNDED = 1 << 30
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class AttrDecl:
     name: str
     type: str  # "GUIDType", "xs:boolean", ...
@@ -64,7 +64,7 @@ class TypeDecl:
         self.other_elements = False  # an xs:any for elements of other namespaces
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class SchemaIndex:
     globals: dict[str, str]  # global element name -> type name
     types: dict[str, TypeDecl]

@@ -9,15 +9,15 @@ copy moved into the manifest namespace (line numbers are kept).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from lxml import etree
 
 from ..parse import Document
-from ..records import record
 from ..winmeta import ASM_NS, EVENTS_NS
 
 
-@record(kw_only=False)
+@dataclass(frozen=True, slots=True)
 class Target:
     """One validated tree: its root (an element with a global declaration in the
     schema), and how to get from a node of the validated tree to the document's node
