@@ -43,7 +43,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 JOURNAL_PREFIX = ".etwmc-journal-"
@@ -280,13 +280,16 @@ def reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
-@dataclass(slots=True)
 class _Part:
-    """One folder's share of a write."""
+    """One folder's share of a write: its files, and their entries once the journal
+    is written (working state, not a record)."""
 
-    folder: Path
-    files: dict[str, bytes]
-    entries: list[Entry] = field(default_factory=list)
+    __slots__ = ("entries", "files", "folder")
+
+    def __init__(self, folder: Path, files: dict[str, bytes]) -> None:
+        self.folder = folder
+        self.files = files
+        self.entries: list[Entry] = []
 
 
 class Transaction:
