@@ -18,7 +18,12 @@ is used.  The baselines:
   writes C wrappers from ClrEtwAll.man and validates nothing;
 * the floor: ``python -c "import lxml.etree; lxml.etree.parse(M)"``, reading the
   manifest and nothing more;
-* ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded).
+* ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded);
+* the bare interpreter (``python -c pass``, with the ``sys.path`` change the import
+  runs make) for importing generated modules: the module of examples/hello.man (goal:
+  at most twice the bare interpreter) and, for information, Shell-Core's (2,380 events)
+  with its bytecode and without (``python -B`` from a folder that never holds it: the
+  cost of the first import of a module nobody byte-compiled).
 
 In-process costs of generated event functions come from ``bench_runtime.py`` (run as
 a child, its ratios printed as they are).  Exit status 1 when a target is missed.
@@ -46,6 +51,7 @@ GEN_EVENTING = SHARED / "anchors" / "genEventing" / "genEventing.py"
 CLR = CORPUS / "microsoft__perfview__ClrEtwAll.man"
 SHELL = CORPUS / "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Shell-Core.xml"
 X86 = TRACES / "perfview_net.4.5.2.x86.etl"
+HELLO = ROOT / "examples" / "hello.man"
 X86_EVENTS = 168_298
 PY = sys.executable
 # The console script users run (``etwmc ...``), when installed beside the interpreter.
@@ -115,6 +121,33 @@ def _events_manifest(n: int) -> str:
 <localization><resources culture="en-US"><stringTable>{strings}</stringTable></resources>
 </localization></instrumentationManifest>
 """
+
+
+def _importing(
+    manifest: Path | None, folder: Path, module: str = "", *, bytecode: bool = True
+) -> Cmd:
+    """``python -c "import module"``, the module generated from ``manifest`` into
+    ``folder`` before the first run; without a manifest, the bare interpreter (with the
+    same ``sys.path`` change).  ``bytecode=False`` runs ``python -B`` from a folder of its
+    own, which therefore never holds the module's bytecode: the import compiles it."""
+    code = f"import sys; sys.path.insert(0, {str(folder)!r})"
+    if module:
+        code += f"; import {module}"
+    flags = [] if bytecode else ["-B"]
+
+    def argv(out: Path) -> list[str]:
+        if manifest is not None and not (folder / f"{module}.py").exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [*ETWMC, "compile", str(manifest), "-o", str(folder), "-z", module,
+                 "--no-binary"],
+                check=True,
+                capture_output=True,
+            )  # fmt: skip
+        return [PY, *flags, "-c", code]
+
+    label = f"import {module}" if module else "bare interpreter"
+    return Cmd(label + ("" if bytecode else " (no bytecode)"), argv)
 
 
 def groups(scratch: Path) -> list[Group]:
@@ -190,6 +223,33 @@ def groups(scratch: Path) -> list[Group]:
             ),  # fmt: skip
         ),
         Group(
+            "import",
+            (),
+            (
+                _importing(None, scratch / "hello"),
+                _importing(HELLO, scratch / "hello", "hello"),
+            ),
+            (Ratio("import hello / bare interpreter", "import hello", "bare interpreter", 2.0),),
+        ),
+        Group(
+            "import-large",
+            (SHELL,),
+            (
+                _importing(None, scratch / "shell"),
+                _importing(SHELL, scratch / "shell-source", "shell_core", bytecode=False),
+                _importing(SHELL, scratch / "shell", "shell_core"),
+            ),
+            (
+                Ratio(
+                    "import Shell-Core, no bytecode / bare",
+                    "import shell_core (no bytecode)",
+                    "bare interpreter",
+                    None,
+                ),
+                Ratio("import Shell-Core / bare", "import shell_core", "bare interpreter", None),
+            ),
+        ),
+        Group(
             "decode",
             (X86, TRACES),
             (
@@ -261,7 +321,9 @@ def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
-    ap.add_argument("--only", choices=("compile", "scale", "decode", "runtime"))
+    ap.add_argument(
+        "--only", choices=("compile", "scale", "import", "import-large", "decode", "runtime")
+    )
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
     missed = 0

@@ -138,15 +138,18 @@ _COLOUR = {
 _BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
 
-def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False) -> str:
-    """Diagnostics in one of :data:`FORMATS`; ``colour`` applies to ``text`` only."""
+def render(
+    diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False, help_urls: bool = False
+) -> str:
+    """Diagnostics in one of :data:`FORMATS`; ``colour`` and ``help_urls`` apply to
+    ``text`` only."""
     if fmt == "json":
         return render_json(diags)
     if fmt == "sarif":
         return render_sarif(diags, tool_version=__version__)
     if fmt == "github":
         return render_github(diags)
-    return render_text(diags, colour=colour)
+    return render_text(diags, colour=colour, help_urls=help_urls)
 
 
 # What a human-readable report never passes through: C0 and C1 controls and DEL (a line
@@ -174,23 +177,35 @@ def visible(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
-def render_text(diags: Sequence[Diagnostic], *, colour: bool = False) -> str:
+def render_text(
+    diags: Sequence[Diagnostic], *, colour: bool = False, help_urls: bool = False
+) -> str:
     """One line per diagnostic and one per hint; names and text from the input are
-    shown through :func:`visible`."""
+    shown through :func:`visible`.  ``help_urls`` adds, after the first diagnostic of
+    each code, a note with the address of the code's page (as mypy's
+    ``--show-error-code-links`` does)."""
     lines = []
+    linked: set[str] = set()
     for d in diags:
         span, message = visible(str(d.span)), visible(d.message)
-        hint = visible(d.hint) if d.hint else None
+        notes = [visible(d.hint)] if d.hint else []
+        if help_urls and d.code not in linked:
+            linked.add(d.code)
+            notes.append(f"see {_help_url(d.code)}")
         if colour:
             sev = f"{_COLOUR[d.severity]}{d.severity.label}{_RESET}"
             lines.append(f"{_BOLD}{span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {message}")
-            if hint:
-                lines.append(f"{_BOLD}{span}{_RESET}: {_DIM}note:{_RESET} {hint}")
+            lines += [f"{_BOLD}{span}{_RESET}: {_DIM}note:{_RESET} {n}" for n in notes]
             continue
         lines.append(f"{span}: {d.severity.label} {d.code}: {message}")
-        if hint:
-            lines.append(f"{span}: note: {hint}")
+        lines += [f"{span}: note: {n}" for n in notes]
     return "".join(line + "\n" for line in lines)
+
+
+def _help_url(code: str) -> str:
+    from .rulepages import url  # only when asked for: the pages' module is not start-up cost
+
+    return url(code)
 
 
 def to_json_obj(d: Diagnostic) -> dict[str, object]:
@@ -224,18 +239,7 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
     """SARIF 2.1.0: one run, the rules that occur (with stable ids), one result per diagnostic."""
     used = sorted({d.code for d in diags})
     rule_index = {c: i for i, c in enumerate(used)}
-    rules = []
-    for c in used:
-        reg = REGISTRY.get(c)
-        summary = reg.summary if reg else c
-        rules.append(
-            {
-                "id": c,
-                "name": c,
-                "shortDescription": {"text": summary},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[reg.severity] if reg else "error"},
-            }
-        )
+    rules = [_sarif_rule(c) for c in used]
     results = []
     for d in diags:
         region: dict[str, int] = {}
@@ -278,6 +282,38 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
     import json  # see render_json
 
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
+
+
+def _sarif_rule(c: str) -> dict[str, object]:
+    """A reporting descriptor: the summary, the first paragraph of the code's page, and
+    the page itself (its address, and its explanation as help: code scanning shows it
+    beside a finding)."""
+    from .rulepages import page  # SARIF only: the pages are not read by other formats
+
+    reg = REGISTRY.get(c)
+    rule: dict[str, object] = {
+        "id": c,
+        "name": c,
+        "shortDescription": {"text": reg.summary if reg else c},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[reg.severity] if reg else "error"},
+    }
+    if reg is None:
+        return rule
+    p = page(c)
+    rule["fullDescription"] = {"text": p.description}
+    rule["helpUri"] = p.url
+    # The explanation and the fix, not the examples: a report carries one per code found.
+    markdown = (
+        f"{p.meaning}\n\n**Why it matters.** {p.why}\n\n**Fix.** {_prose(p.fix)}\n\n"
+        f"[{c} on the documentation site]({p.url})"
+    )
+    rule["help"] = {"text": f"{p.description} See {p.url}", "markdown": markdown}
+    return rule
+
+
+def _prose(markdown: str) -> str:
+    """The paragraphs of a section before its first code block."""
+    return markdown.split("```", 1)[0].strip()
 
 
 def _sarif_artifact(path: str) -> dict[str, str]:

@@ -114,6 +114,10 @@ CASES: dict[str, dict[str, Args]] = {
         "ok": lambda f: ["guid", "Etwmc-Test"],
         "bad argument": lambda f: ["guid", ""],
     },
+    "rule": {
+        "ok": lambda f: ["rule", "ETW612"],
+        "bad argument": lambda f: ["rule", "ETW99"],
+    },
 }
 EXPECTED = {
     "ok": EXIT_OK,
@@ -177,6 +181,7 @@ def test_a_full_standard_output_is_a_failed_write(
         ],  # fmt: skip
         "diff": ["diff", s(files["man"]), s(files["man"]), "--format", "json"],
         "guid": ["guid", "Etwmc-Test"],
+        "rule": ["rule", "ETW612"],
     }[command]
     if command == "decode":
         from etwmc.runtime.eventfile import write_events

@@ -109,6 +109,10 @@ def _check_sarif_structure(doc: dict) -> None:  # type: ignore[type-arg]
     for r in rules:
         assert r["shortDescription"]["text"]
         assert r["defaultConfiguration"]["level"] in ("none", "note", "warning", "error")
+        # Code scanning links a finding to its rule's page and shows the rule's help.
+        assert r["helpUri"] == f"https://etwmc.github.io/etwmc/rules/{r['id']}/"
+        assert r["fullDescription"]["text"] and "\n" not in r["fullDescription"]["text"]
+        assert r["help"]["text"] and r["helpUri"] in r["help"]["markdown"]
     for res in run["results"]:
         assert res["level"] in ("none", "note", "warning", "error")
         assert isinstance(res["message"]["text"], str) and res["message"]["text"]

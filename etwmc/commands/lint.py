@@ -46,6 +46,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--werror", action="store_true", default=None, help="warnings fail too")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    p.add_argument(
+        "--show-help-url",
+        action="store_true",
+        help="after the first diagnostic of each code, the address of its page (text format)",
+    )
     for flag, what in (
         ("--select", "report only these codes or prefixes (replaces the configured list)"),
         ("--ignore", "do not report these codes or prefixes (replaces the configured list)"),
@@ -118,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
         searched = ", ".join(visible(p) for p in args.paths)
         raise UsageError(f"no manifest found in {searched} (nothing to lint)")
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
-    report(diags, args.format, args.output)
+    report(diags, args.format, args.output, help_urls=args.show_help_url)
     summary(diags, checked, quiet=args.quiet, fmt=args.format)
     # A path that does not exist, a file or folder that cannot be read is a usage error
     # (commands.USAGE_CODES): the others are still checked and reported, but the run did
