@@ -15,11 +15,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .codes import E_BASE
-from .diagnostics import Diagnostic, Span, diag, finalize, has_errors
+from .diagnostics import Diagnostic, finalize, has_errors
 from .model import Manifest
 from .options import CompileOptions
-from .outputs import MANIFEST_OUTPUTS, ManifestBuild, Place, default_base, names_problem, plan
+from .outputs import (
+    MANIFEST_OUTPUTS,
+    ManifestBuild,
+    Place,
+    default_base,
+    name_check,
+    names_problem,
+    plan,
+)
 from .selection import Selection, apply
 from .validate import check_bytes, check_file
 
@@ -69,10 +76,9 @@ def compile_manifest(
     are kept whatever it says, since they make the manifest uncompilable."""
     derived = base is None
     base = base if base is not None else default_base(path)
-    problem = names_problem(base, module, derived=derived)
-    if problem:
-        message, hint = problem
-        return CompileResult({}, [diag(E_BASE, Span(str(path)), message, hint=hint)])
+    refused = name_check(str(path), base, module, derived=derived)
+    if refused:
+        return CompileResult({}, refused)
     checked = check_bytes(data, str(path)) if data is not None else check_file(path)
     sources = {checked.path: checked.lines}
 
@@ -85,7 +91,7 @@ def compile_manifest(
     if manifest is None or has_errors(reported(diags)):
         return CompileResult({}, reported(diags))
     build = ManifestBuild(manifest, options, path=str(path), base=base, module=module)
-    planned = plan(build, MANIFEST_OUTPUTS, options)
+    planned = plan(build, MANIFEST_OUTPUTS)
     diags = reported([*diags, *planned.diagnostics])
     return CompileResult({} if has_errors(diags) else planned.files, diags, manifest)
 

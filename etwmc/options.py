@@ -19,13 +19,13 @@ from dataclasses import dataclass, fields
 from typing import Final, Literal, TypeAlias
 
 WevtVersion: TypeAlias = Literal[3, 5]
-HeaderMode: TypeAlias = Literal["um", "km"]
+HeaderMode: TypeAlias = Literal["um", "km", "definitions"]
 TextEncoding: TypeAlias = Literal["ansi", "utf-8", "utf-16"]
 
 WEVT_VERSIONS: Final[tuple[WevtVersion, ...]] = (3, 5)
 DEFAULT_WEVT_VERSION: Final[WevtVersion] = 5  # mc 10.0.16299 and later
 LEGACY_WEVT_VERSION: Final[WevtVersion] = 3  # mc 8.1 and 10.0 before 16299
-HEADER_MODES: Final[tuple[HeaderMode, ...]] = ("um", "km")
+HEADER_MODES: Final[tuple[HeaderMode, ...]] = ("um", "km", "definitions")
 TEXT_ENCODINGS: Final[tuple[TextEncoding, ...]] = ("ansi", "utf-8", "utf-16")
 
 # The keys of the configuration tables, as written there.
@@ -65,7 +65,8 @@ def _c_identifier(text: str) -> bool:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompileOptions:
     """``wevt_version`` None means the default (:attr:`version`).  ``c_header`` adds
-    mc's C/C++ header (``"um"``: ``mc -um``, ``"km"``: ``-km``); ``header_extension``,
+    mc's C/C++ header (``"um"``: ``mc -um``, ``"km"``: ``-km``, ``"definitions"``: mc
+    with neither, a header of definitions only); ``header_extension``,
     ``write_prefix`` (mc's ``-p``), ``strip_prefix`` (``-P``) and ``customer_bit``
     (``-c``) shape it; ``text_encoding`` (``-cp``) encodes the header and the .rc.
     ``prefixed_tables`` names message tables ``BASE_MSG0000n.bin`` (else mc's
@@ -103,7 +104,8 @@ class CompileOptions:
             )
         if self.c_header is not None and self.c_header not in HEADER_MODES:
             raise OptionsError(
-                f'the C header mode must be "um" or "km", not {self.c_header!r}', "c_header"
+                f'the C header mode must be "um", "km" or "definitions", not {self.c_header!r}',
+                "c_header",
             )
         if not (self.python or self.binary or self.resource_dll or self.c_header):
             raise OptionsError(

@@ -3,7 +3,8 @@ and the build plugins iterate.
 
 An :class:`OutputKind` says
 
-* ``wanted``: when it is produced, from the options (:class:`etwmc.options.CompileOptions`);
+* ``wanted``: when it is produced, from its build (the options,
+  :class:`etwmc.options.CompileOptions`, and for message text files mc's switches);
 * ``check``: what it reports without being made (``etwmc lint`` runs the checks of the
   default outputs, so that lint and a default compile fail and pass together);
 * ``render``: its files as bytes, with every diagnostic its check gives and whatever
@@ -12,34 +13,41 @@ An :class:`OutputKind` says
   one; ``mc`` puts the header in ``-h``, the resources in ``-r``, the baseline in ``-s``).
 
 Adding an output kind is one step: define it below and add it to its input's tuple,
-:data:`MANIFEST_OUTPUTS` or :data:`MESSAGE_TEXT_OUTPUTS` (classic message text files,
-``.mc``: a header, an ``.rc``, one message table per language, and mc's ``.dbg``).
+:data:`MANIFEST_OUTPUTS` (a manifest: :class:`ManifestBuild`) or
+:data:`MESSAGE_TEXT_OUTPUTS` (a classic message text file, ``.mc``: its header, its
+``.rc`` with one message table per language, and mc's ``.dbg``; :class:`TextBuild`).
 
 The outputs' names are checked here too: a base name or module name must be a
-portable file name (:func:`names_problem`, ETW612).  The generators are imported by
-the kinds that render with them, not here: ``etwmc lint`` imports this module for the
-checks, and the C header, WEVT_TEMPLATE writer and PE writer together are a sixth of
-its run.
+portable file name (:func:`names_problem`, ETW612; the rule itself is
+:func:`etwmc.writer.file_name_problem`).  The generators are imported by the kinds that
+render with them, not here: ``etwmc lint`` imports this module for the checks, and the
+C header, WEVT_TEMPLATE writer and PE writer together are a sixth of its run; and
+:mod:`etwmc.mctext` only for a message text file (or to encode an mc run's text).
 """
 
 from __future__ import annotations
 
 import keyword
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Generic, Literal, TypeAlias, TypeVar
 
 from . import __version__
-from .codes import E_INTERNAL_RENDER, W_LONG_MESSAGE
+from .codes import E_BASE, E_INTERNAL_RENDER, W_LONG_MESSAGE
 from .diagnostics import Diagnostic, Span, diag, has_errors
 from .model import Manifest
 from .msgids import MessageIds, message_ids, with_customer_bit
-from .options import CompileOptions, TextEncoding
+from .options import CompileOptions
 from .python import check as python_check
 from .python import module_name
 from .wevt import binary_outputs, output_diagnostics
 from .wevt.rc import template_file
+from .writer import file_name_problem
+
+if TYPE_CHECKING:
+    from .mctext import ManifestPart, McTextOptions, MessageFile
+    from .mctext import Planned as TextPlanned
 
 Place: TypeAlias = Literal["module", "header", "resources", "baseline", "debug"]
 B = TypeVar("B")  # what a kind renders from: one input's model, options and names
@@ -60,56 +68,18 @@ class OutputKind(Generic[B]):
     name: str
     place: Place
     summary: str
-    wanted: Callable[[CompileOptions], bool]
+    wanted: Callable[[B], bool]
     render: Callable[[B], Rendered]
     check: Callable[[B], list[Diagnostic]] | None = None
 
 
 # --------------------------------------------------------------------------- names
 
-# Device names Windows reserves in every folder, with any extension and in any case
-# (Microsoft's "Naming Files, Paths, and Namespaces"; superscript digits count too).
-_DEVICES = frozenset(
-    {"con", "prn", "aux", "nul", "conin$", "conout$"}
-    | {f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"}
-)
-_PORTABLE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
-
 
 def default_base(path: str | Path) -> str:
     """The outputs' base name for a manifest: its file name without the last extension
     (``x.man`` -> ``x``), as mc names them."""
     return Path(path).stem or "manifest"
-
-
-def reserved_device(name: str) -> bool:
-    """True for a Windows device name such as ``CON``, ``nul.txt`` or ``COM1.tar.gz``."""
-    return name.split(".", 1)[0].rstrip(" ").casefold() in _DEVICES
-
-
-def file_name_problem(name: str) -> str | None:
-    """Why ``name`` cannot name outputs, or None.  It must be a plain file name of the
-    portable set (ASCII letters, digits, ``_``, ``-``, ``.``) that does not start with
-    ``-`` or ``.``, so that no tool reads it as an option or a hidden file and no shell
-    a build passes it through (binutils' windres runs the C preprocessor through one)
-    finds syntax in it; and one Windows can create: no trailing dot, no device name."""
-    if not name or name in (".", ".."):
-        return "it is not a file name"
-    if "/" in name or "\\" in name:
-        return "it names a folder"
-    bad = next((c for c in name if c not in _PORTABLE), None)
-    if bad is not None:
-        return (
-            f"it holds {bad!r}; output names take ASCII letters, digits, '_', '-' and '.' "
-            "only, so that no build tool or shell misreads them"
-        )
-    if name[0] in "-.":
-        return f"it starts with {name[0]!r}, which tools read as an option or a hidden file"
-    if name[-1] == ".":
-        return "it ends with a dot, which Windows drops"
-    if reserved_device(name):
-        return f"{name.split('.', 1)[0]!r} is a device name reserved by Windows"
-    return None
 
 
 def names_problem(
@@ -137,6 +107,15 @@ def names_problem(
     return None
 
 
+def name_check(path: str, base: str, module: str | None, *, derived: bool) -> list[Diagnostic]:
+    """ETW612 for ``path``'s outputs when :func:`names_problem` finds one, else nothing."""
+    problem = names_problem(base, module, derived=derived)
+    if problem is None:
+        return []
+    message, hint = problem
+    return [diag(E_BASE, Span(path), message, hint=hint)]
+
+
 # --------------------------------------------------------------------------- manifests
 
 
@@ -153,18 +132,20 @@ class ManifestBuild:
         path: str,
         base: str,
         module: str | None = None,
+        ids: MessageIds | None = None,
     ) -> None:
         self.manifest = manifest
         self.options = options
         self.path = path  # the manifest as diagnostics name it
         self.base = base
         self.module = module
-        self._ids: MessageIds | None = None
+        self._ids = ids  # given: mc's -W gives predefined items a winmeta.xml's texts
         self._binary_checks: list[Diagnostic] | None = None
         self._binaries: dict[str, bytes] | None = None
 
     def ids(self) -> MessageIds:
-        """The message ids of the binaries and the header (with mc's ``-c`` bit)."""
+        """The message ids of the binaries and the header (with mc's ``-c`` bit), unless
+        the build was given its own."""
         if self._ids is None:
             ids = message_ids(self.manifest)
             if self.options.customer_bit:
@@ -193,14 +174,13 @@ class ManifestBuild:
         return self._binaries
 
 
-def encode_text(text: str | bytes, encoding: TextEncoding) -> bytes:
-    """A header's or .rc's text in mc's ``-cp`` encoding (UTF-8 and UTF-16 with a BOM)."""
-    data = text if isinstance(text, bytes) else text.encode("ascii")
-    if encoding == "utf-8":
-        return b"\xef\xbb\xbf" + data
-    if encoding == "utf-16":
-        return b"\xff\xfe" + data.decode("utf-8").encode("utf-16-le")
-    return data
+def _text(data: str | bytes, build: ManifestBuild, *, rc: bool = False) -> bytes:
+    """A header's or .rc's text in mc's ``-cp`` encoding (:func:`etwmc.mctext.encode_text`:
+    the manifest's texts are ASCII)."""
+    from .mctext import encode_text  # mc's text encodings; lint needs none of mctext
+
+    text = data if isinstance(data, str) else data.decode("ascii")
+    return encode_text(text, build.options.text_encoding, "ascii", rc=rc)
 
 
 def _python_check(build: ManifestBuild) -> list[Diagnostic]:
@@ -208,7 +188,7 @@ def _python_check(build: ManifestBuild) -> list[Diagnostic]:
 
 
 def _python_module(build: ManifestBuild) -> Rendered:
-    from .python import generate
+    from .python import generate  # its template only when rendering (start-up of lint)
 
     text, diags = generate(build.manifest, source=Path(build.path).name, version=__version__)
     if has_errors(diags):
@@ -225,11 +205,12 @@ def _python_module(build: ManifestBuild) -> Rendered:
 
 
 def _c_header(build: ManifestBuild) -> Rendered:
-    from .header import HeaderOptions, build_header
+    from .header import HeaderOptions, build_header  # a header is asked for (start-up)
 
     o = build.options
     options = HeaderOptions(
         kernel=o.c_header == "km",
+        logging=o.c_header != "definitions",
         write_prefix=o.write_prefix,
         strip_prefix=o.strip_prefix,
         customer_bit=o.customer_bit,
@@ -238,7 +219,7 @@ def _c_header(build: ManifestBuild) -> Rendered:
     if not header.ok:
         return Rendered({}, header.diagnostics)
     name = f"{build.base}.{o.header_extension}"
-    return Rendered({name: encode_text(header.text, o.text_encoding)}, header.diagnostics)
+    return Rendered({name: _text(header.text, build)}, header.diagnostics)
 
 
 def _binary_check(build: ManifestBuild) -> list[Diagnostic]:
@@ -271,15 +252,37 @@ def _tables(build: ManifestBuild, files: Mapping[str, bytes]) -> dict[str, bytes
 
 def _rc(build: ManifestBuild, files: Mapping[str, bytes]) -> dict[str, bytes]:
     name = f"{build.base}.rc"
-    return {name: encode_text(files[name], build.options.text_encoding)}
+    return {name: _text(files[name], build, rc=True)}
+
+
+BASELINE_SUMMARY = "MCGenResource.BIN"
+
+
+def baseline_files(manifest: Manifest, ids: MessageIds) -> dict[str, bytes]:
+    """What mc's ``-s`` writes (:mod:`etwmc.mcexe.baseline` reads it back for ``-t``):
+    each provider's WEVT_TEMPLATE blob alone (with the whole manifest's message ids) as
+    ``<provider name>.BIN`` (made a portable name; the provider's GUID when it cannot be
+    one or two would clash), and every provider's in ``MCGenResource.BIN``."""
+    from .wevt import writer  # mc's -s only (start-up of lint)
+
+    out = {BASELINE_SUMMARY: writer.build(manifest, ids=ids)}
+    taken = {BASELINE_SUMMARY.casefold()}
+    for p in manifest.providers:
+        name = "".join(c if c.isascii() and (c.isalnum() or c in "_.-") else "_" for c in p.name)
+        name += ".BIN"
+        if file_name_problem(name) or name.casefold() in taken:
+            name = f"{p.guid}.BIN"
+        taken.add(name.casefold())
+        out[name] = writer.build(replace(manifest, providers=(p,)), ids=ids)
+    return out
 
 
 def _baseline(build: ManifestBuild, files: Mapping[str, bytes]) -> dict[str, bytes]:
-    return {f"{build.base}.BIN": files[template_file(build.base)]}
+    return baseline_files(build.manifest, build.ids())
 
 
 def _dll(build: ManifestBuild, files: Mapping[str, bytes]) -> dict[str, bytes]:
-    from .pe import dll_name, resource_dll
+    from .pe import dll_name, resource_dll  # --resource-dll only (start-up of lint)
 
     default = f"{build.base}.dll"
     name = dll_name(build.manifest, default)
@@ -322,31 +325,31 @@ def _render_tables(build: ManifestBuild) -> Rendered:
 
 PYTHON_MODULE: OutputKind[ManifestBuild] = OutputKind(
     "python-module", "module", "the Python provider module, <module>.py",
-    wanted=lambda o: o.python, render=_python_module, check=_python_check,
+    wanted=lambda b: b.options.python, render=_python_module, check=_python_check,
 )  # fmt: skip
 C_HEADER: OutputKind[ManifestBuild] = OutputKind(
-    "c-header", "header", "mc's C/C++ header, <base>.h (-um or -km)",
-    wanted=lambda o: o.c_header is not None, render=_c_header,
+    "c-header", "header", "mc's C/C++ header, <base>.h (-um, -km, or definitions only)",
+    wanted=lambda b: b.options.c_header is not None, render=_c_header,
 )  # fmt: skip
 WEVT_TEMPLATE: OutputKind[ManifestBuild] = OutputKind(
     "wevt-template", "resources", "the WEVT_TEMPLATE blob, <base>TEMP.BIN",
-    wanted=lambda o: o.binary, render=_binary(_template), check=_binary_check,
+    wanted=lambda b: b.options.binary, render=_binary(_template), check=_binary_check,
 )  # fmt: skip
 MESSAGE_TABLES: OutputKind[ManifestBuild] = OutputKind(
     "message-tables", "resources", "one MESSAGETABLE per culture, <base>_MSG0000n.bin",
-    wanted=lambda o: o.binary, render=_render_tables, check=_table_checks,
+    wanted=lambda b: b.options.binary, render=_render_tables, check=_table_checks,
 )  # fmt: skip
 RC: OutputKind[ManifestBuild] = OutputKind(
     "rc", "resources", "the resource script that links them, <base>.rc",
-    wanted=lambda o: o.binary, render=_binary(_rc), check=_binary_check,
+    wanted=lambda b: b.options.binary, render=_binary(_rc), check=_binary_check,
 )  # fmt: skip
 RESOURCE_DLL: OutputKind[ManifestBuild] = OutputKind(
     "resource-dll", "resources", "a resource-only DLL holding the blob and the tables",
-    wanted=lambda o: o.resource_dll, render=_binary(_dll), check=_binary_check,
+    wanted=lambda b: b.options.resource_dll, render=_binary(_dll), check=_binary_check,
 )  # fmt: skip
 BASELINE: OutputKind[ManifestBuild] = OutputKind(
-    "baseline", "baseline", "mc's -s baseline for later -t checks, <base>.BIN",
-    wanted=lambda o: o.baseline, render=_binary(_baseline), check=_binary_check,
+    "baseline", "baseline", "mc's -s baseline: a blob per provider, MCGenResource.BIN",
+    wanted=lambda b: b.options.baseline, render=_binary(_baseline), check=_binary_check,
 )  # fmt: skip
 
 # In the order they are made (and their diagnostics found).
@@ -360,10 +363,86 @@ MANIFEST_OUTPUTS: tuple[OutputKind[ManifestBuild], ...] = (
     BASELINE,
 )
 
-# Classic message text files (.mc): their header ("header"), .rc and one message table
-# per language ("resources") and mc's -x .dbg ("debug") register here, each an
-# OutputKind over that input's build.
-MESSAGE_TEXT_OUTPUTS: tuple[OutputKind[Any], ...] = ()
+# --------------------------------------------------------------------------- .mc files
+
+
+class TextBuild:
+    """One message text file's outputs in the making: its model, mc's switches for it,
+    the names, and (when mc compiles a manifest in the same run) what the manifest adds
+    to the resources; every file is made at once (:func:`etwmc.mctext.plan_files`)."""
+
+    def __init__(
+        self,
+        model: MessageFile,
+        options: McTextOptions,
+        *,
+        base: str,
+        ext: str,
+        prefixed: bool,
+        encoding: str,
+        debug: bool,
+        manifest: ManifestPart | None = None,
+    ) -> None:
+        self.model = model
+        self.options = options
+        self.base = base
+        self.ext = ext
+        self.prefixed = prefixed
+        self.encoding = encoding
+        self.debug = debug  # mc's -x: the .dbg is wanted
+        self.manifest = manifest
+        self._files: TextPlanned | None = None
+
+    def files(self) -> TextPlanned:
+        from .mctext import plan_files  # message text files only (start-up of lint)
+
+        if self._files is None:
+            self._files = plan_files(
+                self.model, self.options, base=self.base, ext=self.ext,
+                prefixed=self.prefixed, encoding=self.encoding, dbg=self.debug,
+                manifest=self.manifest,
+            )  # fmt: skip
+        return self._files
+
+
+def manifest_part(build: ManifestBuild) -> ManifestPart:
+    """What a manifest adds to the resources of a message text file in the same mc
+    run: its WEVT_TEMPLATE blob and its cultures' messages (call after its checks)."""
+    # A manifest and a message text file in one mc run only (start-up of lint).
+    from .mctext import ManifestPart
+    from .mctext.combine import manifest_cultures
+
+    blob = build.binaries()[template_file(build.base)]
+    return ManifestPart(blob, manifest_cultures(build.manifest, build.ids()))
+
+
+def _mc_header(build: TextBuild) -> Rendered:
+    return Rendered(build.files().header, [])
+
+
+def _mc_resources(build: TextBuild) -> Rendered:
+    made = build.files()  # the joined resources' problems are found here
+    return Rendered(made.resources, made.diagnostics)
+
+
+def _mc_debug(build: TextBuild) -> Rendered:
+    return Rendered(build.files().debug, [])
+
+
+MC_HEADER: OutputKind[TextBuild] = OutputKind(
+    "mc-header", "header", "a message text file's C header: message ids, <base>.h",
+    wanted=lambda b: True, render=_mc_header,
+)  # fmt: skip
+MC_RESOURCES: OutputKind[TextBuild] = OutputKind(
+    "mc-resources", "resources", "its .rc and one message table per language",
+    wanted=lambda b: True, render=_mc_resources,
+)  # fmt: skip
+MC_DEBUG: OutputKind[TextBuild] = OutputKind(
+    "mc-debug", "debug", "mc's -x file: message ids and their names, <base>.dbg",
+    wanted=lambda b: b.debug, render=_mc_debug,
+)  # fmt: skip
+
+MESSAGE_TEXT_OUTPUTS: tuple[OutputKind[TextBuild], ...] = (MC_HEADER, MC_RESOURCES, MC_DEBUG)
 
 
 # --------------------------------------------------------------------------- making
@@ -377,12 +456,12 @@ class Planned:
     diagnostics: list[Diagnostic]
 
 
-def plan(build: B, kinds: tuple[OutputKind[B], ...], options: CompileOptions) -> Planned:
-    """Every wanted kind of ``kinds`` made, in order (nothing is written)."""
+def plan(build: B, kinds: tuple[OutputKind[B], ...]) -> Planned:
+    """Every kind of ``kinds`` the build wants, made in order (nothing is written)."""
     files: dict[Place, dict[str, bytes]] = {}
     diags: list[Diagnostic] = []
     for kind in kinds:
-        if kind.wanted(options):
+        if kind.wanted(build):
             made = kind.render(build)
             diags.extend(made.diagnostics)
             if made.files:
@@ -390,15 +469,19 @@ def plan(build: B, kinds: tuple[OutputKind[B], ...], options: CompileOptions) ->
     return Planned(files, diags)
 
 
-def lint_checks(manifest: Manifest, options: CompileOptions | None = None) -> list[Diagnostic]:
-    """What making the outputs would report, without making them: the checks of every
-    kind the options (by default: a default compile's) want."""
-    options = options or CompileOptions()
-    build = ManifestBuild(manifest, options, path=manifest.path, base="lint")
+def checks(build: B, kinds: tuple[OutputKind[B], ...]) -> list[Diagnostic]:
+    """What making ``kinds`` would report, without making them (each check once)."""
     out: list[Diagnostic] = []
     ran: set[object] = set()
-    for kind in MANIFEST_OUTPUTS:
-        if kind.check is not None and kind.wanted(options) and kind.check not in ran:
+    for kind in kinds:
+        if kind.check is not None and kind.check not in ran:
             ran.add(kind.check)
             out.extend(kind.check(build))
     return out
+
+
+def lint_checks(manifest: Manifest, options: CompileOptions | None = None) -> list[Diagnostic]:
+    """The checks of every kind a default compile (or ``options``) wants: what ``etwmc
+    lint`` adds to validation."""
+    build = ManifestBuild(manifest, options or CompileOptions(), path=manifest.path, base="lint")
+    return checks(build, tuple(k for k in MANIFEST_OUTPUTS if k.wanted(build)))

@@ -87,6 +87,49 @@ class WriteError(Exception):
         self.path = path
 
 
+# --------------------------------------------------------------------------- names
+
+# Device names Windows reserves in every folder, with any extension and in any case
+# (Microsoft's "Naming Files, Paths, and Namespaces"; superscript digits count too).
+_DEVICES = frozenset(
+    {"con", "prn", "aux", "nul", "conin$", "conout$"}
+    | {f"{dev}{n}" for dev in ("com", "lpt") for n in "0123456789\u00b9\u00b2\u00b3"}
+)
+_PORTABLE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
+
+
+def reserved_device(name: str) -> bool:
+    """True for a Windows device name such as ``CON``, ``nul.txt`` or ``COM1.tar.gz``."""
+    return name.split(".", 1)[0].rstrip(" ").casefold() in _DEVICES
+
+
+def file_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot name etwmc's own outputs, or None: the rule for the names
+    etwmc gives its outputs (ETW612; :mod:`etwmc.outputs`, :mod:`etwmc.mctext`), not
+    for paths a user names.  It must be a plain file name of the portable set (ASCII
+    letters, digits, ``_``, ``-``, ``.``) that does not start with ``-`` or ``.``, so
+    that no tool reads it as an option or a hidden file and no shell a build passes it
+    through (binutils' windres runs the C preprocessor through one) finds syntax in it;
+    and one Windows can create: no trailing dot, no device name."""
+    if not name or name in (".", ".."):
+        return "it is not a file name"
+    if "/" in name or "\\" in name:
+        return "it names a folder"
+    bad = next((c for c in name if c not in _PORTABLE), None)
+    if bad is not None:
+        return (
+            f"it holds {bad!r}; output names take ASCII letters, digits, '_', '-' and '.' "
+            "only, so that no build tool or shell misreads them"
+        )
+    if name[0] in "-.":
+        return f"it starts with {name[0]!r}, which tools read as an option or a hidden file"
+    if name[-1] == ".":
+        return "it ends with a dot, which Windows drops"
+    if reserved_device(name):
+        return f"{name.split('.', 1)[0]!r} is a device name reserved by Windows"
+    return None
+
+
 # --------------------------------------------------------------------------- paths
 
 Kind = Literal["file", "stream", "socket"]
@@ -499,4 +542,6 @@ __all__ = [
     "write_set",
     "write_sets",
     "write_text",
+    "file_name_problem",
+    "reserved_device",
 ]

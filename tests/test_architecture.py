@@ -23,11 +23,13 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
-    ("etwmc.lint",),
+    # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
+    ("etwmc.lint", "etwmc.mcexe"),
     ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
     # Loading blobs, DLLs and message tables for the commands; the registry of outputs.
     ("etwmc.inputs", "etwmc.outputs"),
-    ("etwmc.pe",),
+    # The resource-only DLL; message text files (.mc) read and rendered as mc writes them.
+    ("etwmc.pe", "etwmc.mctext"),
     # The generators and the validation both stand on the model, side by side.
     ("etwmc.header", "etwmc.python", "etwmc.wevt", "etwmc.validate"),
     ("etwmc.rules",),

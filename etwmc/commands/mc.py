@@ -1,45 +1,26 @@
-"""``etwmc mc [options] FILE.man``: mc.exe's command line, for instrumentation manifests.
+"""``etwmc mc [options] FILE.man FILE.mc``: mc.exe's command line.
 
-Options are spelled ``-x`` or ``/x`` and are case-sensitive, as mc's are.  A value
-is the next argument (``-h include``).  With ``-``, one-letter switches may be
+It takes an instrumentation manifest, a message text file (``.mc``), or one of each,
+as mc does.  Options are spelled ``-x`` or ``/x`` and are case-sensitive, as mc's are.
+A value is the next argument (``-h include``).  With ``-``, one-letter switches may be
 combined (``-bv``); with ``/`` only whole option names are recognised, so an absolute
 path such as ``/tmp/x.man`` stays a path.  ``-?``, ``-help`` and ``--help`` print the
-usage.
+usage.  docs/mc-switches.md lists every switch of mc and what etwmc does with it.
 
-=====================  =================================================================
-``-um`` / ``-km``      user-mode / kernel-mode logging code in the header (default -um);
-                       -km write macros take an activity GUID (or NULL) first
-``-h DIR``             folder of the header (default: the current folder)
-``-e EXT``             extension of the header, 1 to 3 letters or digits (default ``h``)
-``-r DIR``             folder of the .rc, the TEMP.BIN and the message tables
-``-z BASE``            base name of the outputs (default: the manifest's file name)
-``-b``                 message tables named ``BASE_MSG00001.bin`` (also with -z)
-                       instead of ``MSG00001.bin``
-``-c``                 set the customer bit (0x20000000) in every message id
-``-cp ENC``            encoding of the header and the .rc: ansi (default), utf-8 or
-                       utf-16 (both with a byte-order mark)
-``-m LENGTH``          warn (ETW623) about every message longer than LENGTH characters
-``-p PREFIX``          write macros start with PREFIX instead of ``EventWrite``
-``-P PREFIX``          take PREFIX (any case) off the front of event symbols first
-``-s DIR``             also write ``DIR/BASE.BIN``, a baseline for later -t checks
-``-t DIR``             check the manifest against the baseline ``DIR/BASE.BIN``:
-                       changes that break consumers are errors (``etwmc diff``'s rules)
-``-v``                 list the files written
-``-w``/``-W`` PATH     accepted and ignored, as mc does since 1.12.7051
-``-a``/``-u``/``-U``   accepted: they describe .mc message files and Unicode message
-                       tables, which is what a manifest gets anyway
-=====================  =================================================================
+Outputs, with mc's names: for a manifest ``BASE.h`` in the -h folder (logging code
+with -um/-km, definitions only without), ``BASE.rc``, ``BASETEMP.BIN`` and one
+``MSG0000n.bin`` per culture in the -r folder; for a message text file ``BASE.h``,
+``BASE.rc`` and one table per language (:mod:`etwmc.mctext`), and ``BASE.dbg`` in the
+-x folder.  With both, each header keeps its input's name and the resources are one
+set named after the message text file (:mod:`etwmc.mctext.combine`).  Everything is
+made by the output registry (:mod:`etwmc.outputs`: the manifest's kinds and the message
+text file's) and written by :func:`etwmc.writer.write_sets`: all-or-nothing across the
+folders, which are created, under their locks.
 
-Outputs, with mc's names: ``BASE.h`` in the -h folder; ``BASE.rc``, ``BASETEMP.BIN``
-and one ``MSG0000n.bin`` per culture in the -r folder (:mod:`etwmc.outputs` makes
-them, :func:`etwmc.writer.write_sets` writes them).  They are written all-or-nothing
-across the folders, which are created: if one cannot be written, none is.
-
-mc options etwmc does not implement end in an error that names them (exit 2): ``-A``
-(ANSI message tables), ``-mof``, ``-co``, ``-cs``/``-css``, ``-generateProjections``,
-the .mc-file options ``-d``, ``-n``, ``-o``, ``-x`` and .mc message files themselves.
-Exit codes: 0 written, 1 the manifest has errors (or an output could not be written),
-2 a usage error (:mod:`etwmc.commands` defines them for every command).
+Exit codes (:mod:`etwmc.commands`): 0 written, 1 an input has errors (or an output could
+not be written), 2 a usage error (an unknown or unsupported option: -mof, -cs, -css,
+-co and -generateProjections end in an error that says why; an input that cannot be
+read; an unusable output name, ETW612).
 """
 
 from __future__ import annotations
@@ -48,68 +29,95 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from ..compile import compile_manifest
+from .. import mctext
 from ..diagnostics import Diagnostic, Severity, finalize, has_errors, render
-from ..diff import diff_manifests, load
 from ..inputs import UsageError
-from ..model import Manifest
-from ..options import CompileOptions, OptionsError, TextEncoding
-from ..outputs import default_base, file_name_problem
-from ..writer import WriteError, write_sets
+from ..options import CompileOptions, HeaderMode, OptionsError, TextEncoding
+from ..outputs import (
+    MANIFEST_OUTPUTS,
+    MESSAGE_TABLES,
+    MESSAGE_TEXT_OUTPUTS,
+    ManifestBuild,
+    Place,
+    TextBuild,
+    checks,
+    default_base,
+    manifest_part,
+    name_check,
+)
+from ..outputs import plan as plan_outputs
+from ..writer import WriteError, file_name_problem, write_sets
 from . import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, exit_status
 from ._output import waiting
 
-USAGE = """\
-usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]
-                [-cp ansi|utf-8|utf-16] [-m LENGTH] [-p PREFIX] [-P PREFIX]
-                [-s DIR] [-t DIR] [-v] FILE.man
+if TYPE_CHECKING:
+    from ..outputs import Planned
 
-mc.exe's command line for an instrumentation manifest.  Options start with - or /.
-  -um, -km       user-mode (default) or kernel-mode logging code in the header
-  -h DIR         folder of BASE.h (default: .)      -e EXT  header extension (h)
-  -r DIR         folder of BASE.rc, BASETEMP.BIN and MSG0000n.bin (default: .)
-  -z BASE        base name of the outputs (default: the manifest's name)
-  -b             message tables named BASE_MSG0000n.bin
+# The manifest's stack (validation, lxml, -W, -w and -t) is imported by the functions
+# that need it: a run for a message text file alone does without it, and starts about
+# a sixth faster.
+
+USAGE = """\
+usage: etwmc mc [options] [FILE.man] [FILE.mc]
+
+mc.exe's command line: an instrumentation manifest, a message text file, or both.
+Options start with - or /.
+  -um, -km       user-mode or kernel-mode logging code in the manifest's header
+                 (without either: a header of definitions only, as current mc writes)
+  -h DIR         folder of the headers (default: .)     -e EXT  header extension (h)
+  -r DIR         folder of the .rc, TEMP.BIN and message tables (default: .)
+  -x DIR         folder of the .mc's BASE.dbg (message ids and their names)
+  -z BASE        base name of the outputs (default: the input's name)
+  -b             message tables named BASE_FILE.bin
   -c             set the customer bit in every message id
-  -cp ENC        encoding of the header and the .rc: ansi, utf-8 or utf-16
+  -cp ENC        encoding of the text outputs: ansi, utf-8 or utf-16
   -m LENGTH      warn about messages longer than LENGTH characters
   -p PREFIX      write macros start with PREFIX instead of EventWrite
   -P PREFIX      take PREFIX off the front of event symbols first
-  -s DIR, -t DIR write a baseline / check against one (DIR/BASE.BIN)
+  -s DIR, -t DIR write a baseline (per-provider .BIN, MCGenResource.BIN) / check one
+  -W FILE        a winmeta.xml: its texts of predefined items; values are checked
+  -w FILE        a schema (eventman.xsd) the manifest must also satisfy
+  -a, -u         the .mc is ANSI / UTF-16LE (a byte-order mark decides by itself)
+  -acp CODEPAGE  the ANSI code page of -a and -A (etwmc's; default 1252)
+  -A, -U, -U8    the .mc's tables in ANSI, UTF-16 (default) or UTF-8
+  -d             decimal severity and facility values (and message ids) in the header
+  -n             no CR LF after the last line of each message
+  -o             OLE2 header: the HRESULT layout and _HRESULT_TYPEDEF_
   -v             list the files written
-  -w, -W, -a, -u, -U   accepted; no effect on a manifest
-Not supported (an error): -A, -mof, -co, -cs, -css, -generateProjections, -d, -n,
--o, -x and .mc message files.
+Not supported (an error): -mof, -co, -cs, -css, -generateProjections,
+-generateTemplateProjections, -generateTemplateStubs.
 """
 
-_SWITCHES = {"?", "a", "b", "c", "u", "U", "v", "um", "km"}
-_VALUED = {"h", "e", "r", "z", "cp", "m", "p", "P", "s", "t", "w", "W"}
+_SWITCHES = {"?", "a", "b", "c", "d", "n", "o", "u", "A", "U", "U8", "v", "um", "km"}
+_VALUED = {"h", "e", "r", "x", "z", "cp", "acp", "m", "p", "P", "s", "t", "w", "W"}
 _UNSUPPORTED = {
-    "A": "etwmc writes Unicode message tables only (-U)",
     "mof": "etwmc does not write MOF (pre-Vista) logging code",
     "co": "etwmc does not write logging callouts",
     "generateProjections": "etwmc does not write WinRT projections",
-    "d": "it applies to .mc message files, which etwmc does not compile",
-    "n": "it applies to .mc message files, which etwmc does not compile",
-    "o": "it applies to .mc message files, which etwmc does not compile",
+    "generateTemplateProjections": "etwmc does not write WinRT projections",
 }
 _UNSUPPORTED_VALUED = {
     "cs": "etwmc does not write C# code",
     "css": "etwmc does not write C# code",
-    "x": "it applies to .mc message files, which etwmc does not compile",
+    "generateTemplateStubs": "etwmc does not write WinRT projections",
 }
+# The switches that only change what a message text file gives, and what a manifest
+# alone makes of them.
+_MC_ONLY = ("a", "u", "d", "n", "o")
+_MANIFEST_ONLY = ("um", "km", "p", "P", "s", "t", "w", "W")
 
 
 @dataclass(frozen=True, slots=True)
 class McOptions:
     manifest: str = ""
+    mc_file: str = ""
     kernel: bool = False
-    mode: str | None = None  # "um" or "km" as given
+    mode: str | None = None  # "um" or "km" as given; None: definitions only
     header_dir: str = "."
     rc_dir: str = "."
+    dbg_dir: str | None = None  # -x
     base: str | None = None
     ext: str = "h"
     base_names: bool = False  # -b
@@ -120,9 +128,37 @@ class McOptions:
     strip_prefix: str | None = None
     baseline_dir: str | None = None  # -s
     check_dir: str | None = None  # -t
+    winmeta: str | None = None  # -W
+    schema: str | None = None  # -w
+    unicode_input: bool = False  # -u
+    code_page: str = "cp1252"  # -acp
+    table_flags: int = mctext.MESSAGE_RESOURCE_UNICODE  # -A, -U, -U8
+    decimal: bool = False  # -d
+    final_line_end: bool = True  # -n
+    ole2: bool = False  # -o
     verbose: bool = False
     help: bool = False
-    ignored: tuple[str, ...] = field(default=())
+    given: tuple[str, ...] = field(default=(), compare=False)  # every switch, for -v
+
+    def text_options(self) -> mctext.McTextOptions:
+        return mctext.McTextOptions(
+            unicode_input=self.unicode_input,
+            code_page=self.code_page,
+            customer_bit=self.customer_bit,
+            decimal=self.decimal,
+            ole2=self.ole2,
+            table_flags=self.table_flags,
+            final_line_end=self.final_line_end,
+            max_length=self.max_length,
+        )
+
+    def ignored(self) -> list[str]:
+        """The switches given that have no effect on the inputs given."""
+        if not self.mc_file:
+            return [f"-{n}" for n in _MC_ONLY if n in self.given]
+        if not self.manifest:
+            return [f"-{n}" for n in _MANIFEST_ONLY if n in self.given]
+        return []
 
 
 def _split(arg: str) -> list[str] | None:
@@ -163,20 +199,42 @@ def parse(argv: Sequence[str]) -> McOptions:
                     raise UsageError(f"option -{name} needs a value")
                 value = argv[i]
                 i += 1
-            opts = _apply(opts, name, value)
+            opts = replace(_apply(opts, name, value), given=(*opts.given, name))
     if opts.help:
         return opts
+    return _inputs(opts, files)
+
+
+def _inputs(opts: McOptions, files: list[str]) -> McOptions:
+    texts = [f for f in files if f.lower().endswith(".mc")]
     manifests = [f for f in files if not f.lower().endswith(".mc")]
-    if len(files) != len(manifests):
+    if not files:
+        raise UsageError("no input given: name a manifest (FILE.man), a message text file "
+                         "(FILE.mc) or one of each")  # fmt: skip
+    if len(manifests) > 1 or len(texts) > 1:
+        raise UsageError("give at most one manifest and one message text file, as mc takes")
+    opts = replace(
+        opts, manifest=manifests[0] if manifests else "", mc_file=texts[0] if texts else ""
+    )
+    if opts.dbg_dir is not None and not opts.mc_file:
+        raise UsageError("-x applies to message text files (.mc), and none is given")
+    if opts.table_flags != mctext.MESSAGE_RESOURCE_UNICODE and not opts.mc_file:
         raise UsageError(
-            "message text files (.mc) are not supported: etwmc compiles manifests "
-            "(binutils' windmc compiles .mc files)"
+            "-A and -U8 apply to message text files (.mc): etwmc writes a manifest's "
+            "message tables in UTF-16, mc's default"
         )
-    if len(manifests) != 1:
-        raise UsageError(
-            "give exactly one manifest" if manifests else "no manifest given (FILE.man)"
-        )
-    return replace(opts, manifest=manifests[0])
+    if opts.manifest and opts.mc_file:
+        if opts.base is not None:
+            raise UsageError(
+                "-z with a manifest and a message text file would give both headers one "
+                "name; leave out -z (the resources take the message text file's name)"
+            )
+        if default_base(opts.manifest).lower() == default_base(opts.mc_file).lower():
+            raise UsageError(
+                f"{opts.manifest} and {opts.mc_file} would both write the header "
+                f"{default_base(opts.mc_file)}.{opts.ext}: rename one of them"
+            )
+    return opts
 
 
 def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
@@ -184,23 +242,40 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         if opts.mode is not None and opts.mode != name:
             raise UsageError("-um and -km cannot be used together")
         return replace(opts, mode=name, kernel=name == "km")
-    if name == "?":
-        return replace(opts, help=True)
-    if name == "b":
-        return replace(opts, base_names=True)
-    if name == "c":
-        return replace(opts, customer_bit=True)
-    if name == "v":
-        return replace(opts, verbose=True)
-    if name in ("a", "u", "U", "w", "W"):
-        return replace(opts, ignored=(*opts.ignored, f"-{name}"))
+    flags = {
+        "?": {"help": True},
+        "b": {"base_names": True},
+        "c": {"customer_bit": True},
+        "v": {"verbose": True},
+        "u": {"unicode_input": True},
+        "a": {"unicode_input": False},
+        "d": {"decimal": True},
+        "n": {"final_line_end": False},
+        "o": {"ole2": True},
+        "A": {"table_flags": mctext.MESSAGE_RESOURCE_ANSI},
+        "U": {"table_flags": mctext.MESSAGE_RESOURCE_UNICODE},
+        "U8": {"table_flags": mctext.MESSAGE_RESOURCE_UTF8},
+    }
+    if name in flags:
+        return replace(opts, **flags[name])  # type: ignore[arg-type]
     assert value is not None
+    return _apply_value(opts, name, value)
+
+
+def _apply_value(opts: McOptions, name: str, value: str) -> McOptions:
     if name == "e":
         _checked("-e", header_extension=value)
         return replace(opts, ext=value)
     if name == "cp":
         _checked("-cp", text_encoding=value.lower())
         return replace(opts, encoding=value.lower())
+    if name == "acp":
+        try:
+            return replace(opts, code_page=mctext.codec_for(value))
+        except LookupError:
+            raise UsageError(
+                f"-acp {value!r}: not a code page etwmc knows (1252, 932...)"
+            ) from None
     if name == "m":
         if not value.isdigit():
             raise UsageError(f"-m {value!r}: the length is a positive number")
@@ -217,13 +292,9 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         if why:
             raise UsageError(f"-z {value!r}: the base name must be a plain file name: {why}")
         return replace(opts, base=value)
-    if name == "h":
-        return replace(opts, header_dir=value)
-    if name == "r":
-        return replace(opts, rc_dir=value)
-    if name == "s":
-        return replace(opts, baseline_dir=value)
-    return replace(opts, check_dir=value)
+    folders = {"h": "header_dir", "r": "rc_dir", "x": "dbg_dir", "s": "baseline_dir",
+               "t": "check_dir", "W": "winmeta", "w": "schema"}  # fmt: skip
+    return replace(opts, **{folders[name]: value})  # type: ignore[arg-type]
 
 
 def _checked(flag: str, **option: object) -> None:
@@ -235,10 +306,13 @@ def _checked(flag: str, **option: object) -> None:
 
 
 def compile_options(opts: McOptions) -> CompileOptions:
-    """What mc's switches ask for: the header and the binaries, named mc's way."""
+    """What mc's switches ask of a manifest: its header, and its binaries unless a
+    message text file of the same run carries them (joined with its own)."""
+    mode: HeaderMode = "definitions" if opts.mode is None else "km" if opts.kernel else "um"
     return CompileOptions(
         python=False,
-        c_header="km" if opts.kernel else "um",
+        binary=not opts.mc_file,
+        c_header=mode,
         header_extension=opts.ext,
         write_prefix=opts.write_prefix,
         strip_prefix=opts.strip_prefix,
@@ -257,35 +331,97 @@ class _Plan:
 
 
 def plan(opts: McOptions) -> _Plan:
-    """Validate the manifest and make every output in memory, by folder."""
-    result = compile_manifest(opts.manifest, compile_options(opts), base=opts.base)
-    diags = [d for d in result.diagnostics if d.severity != Severity.NOTE]
-    if result.manifest is not None and opts.check_dir is not None:
-        diags += _baseline_check(result.manifest, Path(opts.check_dir) / f"{_base(opts)}.BIN")
+    """Check the inputs and make every output in memory, by folder."""
+    diags: list[Diagnostic] = []
+    for path in (opts.manifest, opts.mc_file):
+        if path:  # both inputs' outputs are named after them (or -z): ETW612
+            diags += name_check(path, _base(opts, path), None, derived=opts.base is None)
     if has_errors(diags):
         return _Plan({}, diags)
-    folders = {"header": opts.header_dir, "resources": opts.rc_dir, "baseline": opts.baseline_dir}
+    build = _manifest(opts, diags) if opts.manifest else None
+    model = None
+    if opts.mc_file:
+        model, found = mctext.read_file(opts.mc_file, opts.text_options())
+        diags += found
+    if has_errors(diags) or (opts.mc_file and model is None):
+        return _Plan({}, diags)
+    made: list[Planned] = []
+    if build is not None:
+        made.append(plan_outputs(build, MANIFEST_OUTPUTS))
+        if model is not None:  # the manifest's resources join the message text file's
+            diags += checks(build, (MESSAGE_TABLES,))
+    if model is not None and not has_errors(diags):
+        text = TextBuild(
+            model,
+            opts.text_options(),
+            base=_base(opts, opts.mc_file),
+            ext=opts.ext,
+            prefixed=opts.base_names,
+            encoding=opts.encoding,
+            debug=opts.dbg_dir is not None,
+            manifest=manifest_part(build) if build is not None else None,
+        )
+        made.append(plan_outputs(text, MESSAGE_TEXT_OUTPUTS))
+    diags += [d for p in made for d in p.diagnostics]
+    if has_errors(diags):
+        return _Plan({}, diags)
+    folders: dict[Place, str | None] = {
+        "header": opts.header_dir,
+        "resources": opts.rc_dir,
+        "baseline": opts.baseline_dir,
+        "debug": opts.dbg_dir,
+    }
     groups: dict[str, dict[str, bytes]] = {}
-    for place, files in result.placed.items():
-        folder = folders.get(place)
-        if folder is not None:
-            groups.setdefault(folder, {}).update(files)
+    for planned in made:
+        for place, files in planned.files.items():
+            folder = folders.get(place)
+            if folder is not None:
+                groups.setdefault(folder, {}).update(files)
     return _Plan(groups, diags)
 
 
-def _base(opts: McOptions) -> str:
-    return opts.base if opts.base is not None else default_base(opts.manifest)
+def _manifest(opts: McOptions, diags: list[Diagnostic]) -> ManifestBuild | None:
+    """Validate the manifest (with what -w, -W and -t check); its build for the
+    registry, or None when it has errors."""
+    from ..mcexe import baseline, winmeta_file
+    from ..validate import check_file
+
+    checked = check_file(opts.manifest)
+    diags += [d for d in checked.diagnostics if d.severity != Severity.NOTE]
+    manifest = checked.manifest
+    if not checked.ok or manifest is None:
+        return None
+    if opts.schema is not None:
+        diags += _schema_check(opts.schema, opts.manifest)
+    base = default_base(opts.manifest) if opts.mc_file else _base(opts, opts.manifest)
+    build = ManifestBuild(manifest, compile_options(opts), path=opts.manifest, base=base)
+    if opts.winmeta is not None:
+        winmeta, problems = winmeta_file.read_winmeta(opts.winmeta)
+        diags += problems
+        if winmeta is not None:
+            ids = winmeta_file.with_texts(build.ids(), winmeta)
+            build = ManifestBuild(manifest, build.options, path=opts.manifest, base=base, ids=ids)
+    if opts.check_dir is not None:
+        try:
+            diags += baseline.check_against(manifest, opts.check_dir)
+        except baseline.NoBaseline as e:
+            raise UsageError(f"-t: {e}") from None
+    return None if has_errors(diags) else build
 
 
-def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
-    """-t: what ``etwmc diff`` finds between the baseline at ``path`` and ``manifest``
-    (warnings and errors: the changes that break decoders or consumers)."""
-    if not path.is_file():
-        raise UsageError(f"-t: there is no baseline {path} (write one with -s)")
-    old, problems = load(path)
-    if old is None:
+def _schema_check(schema_path: str, manifest_path: str) -> list[Diagnostic]:
+    from ..mcexe import schema_file
+    from ..parse import parse_file
+
+    schema, problems = schema_file.load_schema(schema_path)
+    if schema is None:
         return problems
-    return problems + [d for d in diff_manifests(old, manifest) if d.severity != Severity.NOTE]
+    doc, _ = parse_file(manifest_path)
+    return schema_file.validate(schema, doc.root, manifest_path) if doc is not None else []
+
+
+def _base(opts: McOptions, path: str) -> str:
+    return opts.base if opts.base is not None else default_base(path)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -309,16 +445,18 @@ def main(argv: Sequence[str]) -> int:
         print(f"etwmc mc: {e}", file=sys.stderr)
         return EXIT_ERRORS
     if opts.verbose:
-        for flag in opts.ignored:
-            print(f"etwmc mc: {flag} has no effect on a manifest")
+        alone = "a manifest" if not opts.mc_file else "a message text file"
+        for flag in opts.ignored():
+            print(f"etwmc mc: {flag} has no effect on {alone} alone")
         for p in paths:
             print(f"etwmc mc: wrote {p.parent.resolve() / p.name}")
     return EXIT_OK
 
 
 DESCRIPTION = (
-    "mc.exe's command line for instrumentation manifests: writes mc's C/C++ header, .rc, "
-    "TEMP.BIN and message tables with mc's names.  Run etwmc mc -? for its options."
+    "mc.exe's command line for instrumentation manifests and message text files (.mc): "
+    "writes mc's C/C++ headers, .rc, TEMP.BIN and message tables with mc's names.  Run "
+    "etwmc mc -? for its options."
 )
 
 
