@@ -44,17 +44,17 @@ class OptionsError(ValueError):
     """An option's value cannot be used, or options cannot go together; the message
     says which and why, ``key`` names the option (None for a combination)."""
 
-    def __init__(self, message: str, key: str | None = None) -> None:
+    def __init__(self, message: str, key: str | None = None, reason: str = "") -> None:
         super().__init__(message)
         self.key = key
+        self.reason = reason  # what the value must be, for a message that names the key
 
 
 def check_wevt_version(value: object) -> WevtVersion:
     """``value`` when it is a WEVT_TEMPLATE version etwmc writes, else OptionsError."""
     if not isinstance(value, int) or isinstance(value, bool) or value not in WEVT_VERSIONS:
-        raise OptionsError(
-            f"the WEVT_TEMPLATE version must be 3 or 5, not {value!r}", "wevt_version"
-        )
+        reason = f"must be 3 or 5, not {value!r}"
+        raise OptionsError(f"the WEVT_TEMPLATE version {reason}", "wevt_version", reason)
     return LEGACY_WEVT_VERSION if value == LEGACY_WEVT_VERSION else DEFAULT_WEVT_VERSION
 
 
@@ -94,7 +94,8 @@ class CompileOptions:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.type == "bool" and not isinstance(value, bool):
-                raise OptionsError(f"'{f.name}' must be true or false, not {value!r}", f.name)
+                reason = f"must be true or false, not {value!r}"
+                raise OptionsError(f"'{f.name}' {reason}", f.name, reason)
         if self.wevt_version is not None:
             check_wevt_version(self.wevt_version)
         if self.legacy_template_ids and self.wevt_version == DEFAULT_WEVT_VERSION:
@@ -209,12 +210,8 @@ def options_from_table(table: Mapping[str, object], where: str) -> CompileOption
             raise OptionsError(
                 f'{where}: \'c-header\' must be true, false, "um" or "km"', e.key
             ) from None
-        message = str(e)
-        if e.key and f"'{e.key}'" in message:
-            message = message.replace(f"'{e.key}'", f"'{key}'")
-        elif key:
-            message = f"'{key}': {message}"
-        raise OptionsError(f"{where}: {message}", e.key) from None
+        message = f"'{key}' {e.reason}" if key and e.reason else str(e)
+        raise OptionsError(f"{where}: {message}", e.key, e.reason) from None
 
 
 def as_table(options: CompileOptions) -> dict[str, object]:

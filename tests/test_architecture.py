@@ -1,4 +1,4 @@
-"""The layers of the package (README, "Architecture"): no import cycle between its
+"""The layers of the package (docs/architecture.md, "Floors"): no import cycle between its
 parts (the top-level modules and subpackages of etwmc), and no import that runs back up.
 
 Every import is counted, at module level or inside a function, ``TYPE_CHECKING`` ones

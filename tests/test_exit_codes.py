@@ -1,4 +1,4 @@
-"""The README's exit table ("Exit codes"), row by row, for every command: 0 no errors,
+"""The exit table (docs/exit-codes.md), row by row, for every command: 0 no errors,
 1 errors in an input or a failed write, 2 usage (a bad argument, an input that cannot be
 opened, an unusable name) or an internal error, 130 interrupted."""
 
@@ -226,10 +226,9 @@ def test_interrupted_or_internal_error(
         assert "internal error" in err and "please report" in err and "Traceback" not in err
 
 
-def test_the_readme_table_lists_these_codes() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text.split("### Exit codes", 1)[1].split("\n\n", 3)[2]
-    codes = re.findall(r"^\| \*\*(\d+)\*\* \|", table, re.M)
+def test_the_documented_table_lists_these_codes() -> None:
+    text = (ROOT / "docs" / "exit-codes.md").read_text(encoding="utf-8")
+    codes = re.findall(r"^\| \*\*(\d+)\*\* \|", text, re.M)
     assert [int(c) for c in codes] == [EXIT_OK, EXIT_ERRORS, EXIT_USAGE, EXIT_INTERRUPTED]
-    failed_write = next(line for line in table.splitlines() if line.startswith("| **1**"))
+    failed_write = next(line for line in text.splitlines() if line.startswith("| **1**"))
     assert "an output that cannot be written" in failed_write

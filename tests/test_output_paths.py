@@ -1,5 +1,5 @@
 """Every command that writes, with every kind of output path (tests/output_kinds.py), in
-a temporary folder: what the writer's table promises (README, "Where outputs go"),
+a temporary folder: what the writer's table promises (docs/outputs.md),
 through each command's own run and exit status.
 
 A set (compile, mc, the build plugins) refuses a FIFO nobody reads at once; a single

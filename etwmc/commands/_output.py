@@ -9,12 +9,14 @@ carries only progress, summaries and one-line messages, so ``etwmc ... --format 
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 
-from ..config import Config, ConfigFileError, find_config
+from ..config import Config, ConfigFileError, find_config, load_config
 from ..diagnostics import Diagnostic, render, summary_line
 from ..inputs import UsageError
 from ..options import OptionsError
@@ -58,9 +60,29 @@ def waiting(command: str) -> Callable[[str], None]:
     return notice
 
 
-def project_config() -> Config:
-    """The nearest configuration file's settings; a broken file is a usage error."""
+def config_arguments(p: argparse.ArgumentParser) -> None:
+    """``--config FILE`` and ``--isolated``, for every command that reads the project's
+    configuration (as ruff spells them)."""
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read the settings from FILE (a pyproject.toml or an etwmc.toml) instead of "
+        "the nearest one",
+    )
+    which.add_argument(
+        "--isolated", action="store_true", help="read no configuration file: defaults and flags"
+    )
+
+
+def project_config(args: argparse.Namespace | None = None) -> Config:
+    """The settings ``--config``/``--isolated`` choose, else the nearest configuration
+    file's; a broken file is a usage error."""
     try:
+        if args is not None and getattr(args, "isolated", False):
+            return Config()
+        if args is not None and getattr(args, "config", None):
+            return load_config(Path(args.config))
         return find_config()
     except (ConfigFileError, OptionsError) as e:
         raise UsageError(str(e)) from None

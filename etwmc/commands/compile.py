@@ -27,7 +27,7 @@ from ..options import CompileOptions, OptionsError, as_table, options_from_table
 from ..selection import SelectorError
 from ..writer import WriteError, stale, write_set
 from . import EXIT_ERRORS, EXIT_OK, exit_status
-from ._output import project_config, report, waiting
+from ._output import config_arguments, project_config, report, waiting
 
 DESCRIPTION = (
     "Compile instrumentation manifests into a Python provider module, the WEVT_TEMPLATE "
@@ -99,6 +99,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show-config", action="store_true", help="print the settings in force and exit"
     )
+    config_arguments(p)
 
 
 # The flag that sets each option, to name it in a message (the options type checks
@@ -129,7 +130,7 @@ def options(args: argparse.Namespace, config: Config) -> CompileOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = project_config()
+    config = project_config(args)
     opts = options(args, config)
     try:
         selection = config.selection()
