@@ -100,9 +100,10 @@ def console() -> NoReturn:
 def _settle(command: str) -> None:
     """Called once the command's modules are imported.  A manifest command's work is
     bounded by its input and makes few cycles: the collector stays off.  ``decode``'s
-    work grows with the trace, so it collects, but not among start-up's objects."""
+    work grows with the trace and ``lsp`` runs as long as the editor (their Command is
+    ``unbounded``), so they collect, but not among start-up's objects."""
     gc.freeze()
-    if command == "decode":
+    if any(c.unbounded for c in COMMANDS if c.name == command):
         gc.enable()
 
 

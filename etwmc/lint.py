@@ -15,17 +15,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, finalize
+from .model import Manifest
 from .outputs import lint_checks
 from .validate import check_bytes, check_file
 
 
 @dataclass(frozen=True, slots=True)
 class Linted:
-    """One manifest's diagnostics, and its source lines (for suppression comments)."""
+    """One manifest's diagnostics, its source lines (for suppression comments), and its
+    model whenever the document could be read (for an editor's requests: complete only
+    when no diagnostic is an error)."""
 
     path: str
     diagnostics: list[Diagnostic]
     lines: Sequence[str] = ()
+    manifest: Manifest | None = None
 
 
 def lint_file(path: str | Path, data: bytes | None = None) -> Linted:
@@ -37,7 +41,7 @@ def lint_file(path: str | Path, data: bytes | None = None) -> Linted:
     diags = list(checked.diagnostics)
     if checked.ok and checked.manifest is not None:
         diags.extend(lint_checks(checked.manifest))
-    return Linted(str(path), finalize(diags), checked.lines)
+    return Linted(str(path), finalize(diags), checked.lines, checked.manifest)
 
 
 def lint_files(files: Sequence[str | Path], *, werror: bool = False) -> list[Diagnostic]:

@@ -334,19 +334,21 @@ def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path)
     assert marker.read_text() == "yes"
 
 
-@pytest.mark.parametrize(("command", "collects"), [("guid", False), ("decode", True)])
-def test_the_console_entry_turns_the_collector_off_but_for_decode(
+@pytest.mark.parametrize(
+    ("command", "collects"), [("guid", False), ("compile", False), ("decode", True), ("lsp", True)]
+)
+def test_the_console_entry_turns_the_collector_off_but_for_unbounded_commands(
     command: str, collects: bool
 ) -> None:
     # Start-up's objects are frozen out of the collector; a manifest command runs without
-    # it, decode (whose work grows with the trace) with it.
+    # it, decode (whose work grows with the trace) and lsp (as long as the editor) with it.
     code = (
         f"import gc, sys, etwmc.commands.{command} as m\n"
         "def probe(args):\n"
         "    print(gc.isenabled(), gc.get_freeze_count() > 1000)\n"
         "    return 0\n"
         "m.run = probe\n"
-        f"sys.argv = ['etwmc', '{command}', 'x']\n"
+        f"sys.argv = ['etwmc', '{command}'{'' if command == 'lsp' else ', ' + repr('x')}]\n"
         "from etwmc.cli import console\n"
         "console()\n"
     )

@@ -118,6 +118,10 @@ CASES: dict[str, dict[str, Args]] = {
         "ok": lambda f: ["rule", "ETW612"],
         "bad argument": lambda f: ["rule", "ETW99"],
     },
+    # The language server's own statuses (shutdown or not) need a client: tests/test_lsp*.
+    "lsp": {
+        "bad argument": lambda f: ["lsp", "--no-such-flag"],
+    },
 }
 EXPECTED = {
     "ok": EXIT_OK,
@@ -161,7 +165,8 @@ def test_a_row_of_the_exit_table(
         assert str(files["out"].parent) in line
 
 
-@pytest.mark.parametrize("command", [c.name for c in COMMANDS])
+# The language server's standard output is its protocol stream, written by pygls.
+@pytest.mark.parametrize("command", [c.name for c in COMMANDS if c.name != "lsp"])
 def test_a_full_standard_output_is_a_failed_write(
     command: str, files: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -217,7 +222,9 @@ def test_interrupted_or_internal_error(
         raise raised("synthetic")
 
     monkeypatch.setattr(module, "run", fails)
-    argv = {"mc": ["mc", "x.man"], "diff": ["diff", "x", "y"]}.get(command, [command, "x"])
+    argv = {"mc": ["mc", "x.man"], "diff": ["diff", "x", "y"], "lsp": ["lsp"]}.get(
+        command, [command, "x"]
+    )
     assert main(argv) == status
     err = capsys.readouterr().err
     if raised is KeyboardInterrupt:
