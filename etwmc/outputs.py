@@ -22,7 +22,7 @@ portable file name (:func:`names_problem`, ETW612; the rule itself is
 :func:`etwmc.writer.file_name_problem`).  The generators are imported by the kinds that
 render with them, not here: ``etwmc lint`` imports this module for the checks, and the
 C header, WEVT_TEMPLATE writer and PE writer together are a sixth of its run; and
-:mod:`etwmc.mctext` only for a message text file (or to encode an mc run's text).
+:mod:`etwmc.mctext` only for a message text file.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from .options import CompileOptions
 from .python import check as python_check
 from .python import module_name
 from .wevt import binary_outputs, output_diagnostics
-from .wevt.rc import template_file
+from .wevt.rc import encode_text, template_file
 from .writer import file_name_problem
 
 if TYPE_CHECKING:
@@ -175,10 +175,7 @@ class ManifestBuild:
 
 
 def _text(data: str | bytes, build: ManifestBuild, *, rc: bool = False) -> bytes:
-    """A header's or .rc's text in mc's ``-cp`` encoding (:func:`etwmc.mctext.encode_text`:
-    the manifest's texts are ASCII)."""
-    from .mctext import encode_text  # mc's text encodings; lint needs none of mctext
-
+    """A header's or .rc's text in mc's ``-cp`` encoding (the manifest's are ASCII)."""
     text = data if isinstance(data, str) else data.decode("ascii")
     return encode_text(text, build.options.text_encoding, "ascii", rc=rc)
 
