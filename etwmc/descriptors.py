@@ -19,18 +19,16 @@ from typing import TypeVar
 
 from .codes import E_TRAITS
 from .diagnostics import Diagnostic, diag
+from .eventdescriptor import EventDescriptor
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
 from .traits import build_traits
 
 START_OPCODE = 1
 STOP_OPCODE = 2
 
-# (id, version, channel, level, opcode, task, keyword)
-Descriptor = tuple[int, int, int, int, int, int, int]
 
-
-def descriptor(provider: Provider, event: Event) -> Descriptor:
-    """(id, version, channel, level, opcode, task, keyword) as mc writes them.
+def descriptor(provider: Provider, event: Event) -> EventDescriptor:
+    """The event's descriptor as mc writes it.
 
     Channel: the channel's value; with no channel, 12 (ProviderMetadata) for a provider
     with a controlGuid, else 0.  Keyword: the OR of the event's keywords plus the
@@ -42,18 +40,18 @@ def descriptor(provider: Provider, event: Event) -> Descriptor:
     else:
         channel = 12 if provider.control_guid is not None else 0
         keyword = event.keyword_mask
-    return (
-        event.value,
-        event.version,
-        channel,
-        event.level.value if event.level else 0,
-        event.opcode.value if event.opcode else 0,
-        event.task.value if event.task else 0,
-        keyword,
+    return EventDescriptor(
+        id=event.value,
+        version=event.version,
+        channel=channel,
+        level=event.level.value if event.level else 0,
+        opcode=event.opcode.value if event.opcode else 0,
+        task=event.task.value if event.task else 0,
+        keyword=keyword,
     )
 
 
-def enable_pairs(descriptors: Sequence[Descriptor]) -> tuple[list[tuple[int, int]], list[int]]:
+def enable_pairs(descriptors: Sequence[EventDescriptor]) -> tuple[list[tuple[int, int]], list[int]]:
     """mc's enable bits for a provider whose events have ``descriptors`` (see
     :func:`descriptor`; events with ``notLogged`` included, as mc does): the distinct
     (level, keyword) pairs in event order, and each event's bit index."""
@@ -61,7 +59,7 @@ def enable_pairs(descriptors: Sequence[Descriptor]) -> tuple[list[tuple[int, int
     index: dict[tuple[int, int], int] = {}
     bits: list[int] = []
     for d in descriptors:
-        key = (d[3], d[6])
+        key = (d.level, d.keyword)
         if key not in index:
             index[key] = len(pairs)
             pairs.append(key)

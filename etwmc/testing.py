@@ -42,7 +42,7 @@ def decoded_fields(session: Session, record: EventRecord) -> dict[str, object] |
     if layout is None:
         return None
     try:
-        return decode_payload(layout, record.user_data)
+        return decode_payload(layout, record.user_data, record.pointer_size)
     except PayloadDecodeError:
         return None
 

@@ -47,9 +47,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.pytest_plugin",),  # the runtime world: what applications and their tests import
     ("etwmc.testing",),
     ("etwmc.runtime",),
+    # Standard library only, for both worlds: a payload's values read by inType.
+    ("etwmc.payloadvalues",),
     # Standard library only, for both worlds: the win: tables and type codes, the
-    # provider-traits blob, SHA-1 and SHA-256 without OpenSSL.
-    ("etwmc.winmeta", "etwmc.traits", "etwmc.digest"),
+    # provider-traits blob, the event descriptor, SHA-1 and SHA-256 without OpenSSL.
+    ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)
@@ -135,7 +137,8 @@ def test_no_cycle_between_parts() -> None:
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
 def test_the_runtime_world_stands_apart(module: str) -> None:
     """What applications import (the runtime, and the pytest fixture over it) reaches
-    nothing of the compiler: only the stdlib-only win: tables and traits blob."""
+    nothing of the compiler: only the stdlib-only win: tables, traits blob and event
+    descriptor."""
     reached = defaultdict(set)
     for m, targets in GRAPH.items():
         if m == module or m.startswith(module + "."):
@@ -144,6 +147,8 @@ def test_the_runtime_world_stands_apart(module: str) -> None:
                     "etwmc",
                     "etwmc.winmeta",
                     "etwmc.traits",
+                    "etwmc.eventdescriptor",
+                    "etwmc.payloadvalues",
                 ):
                     reached[m].add(t)
     assert dict(reached) == {}

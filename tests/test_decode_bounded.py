@@ -13,6 +13,7 @@ import hostile_traces as hostile
 import pytest
 from etl_builder import event, tl_field, tl_schema, trace
 
+import etwmc.decode.inband as inband_module
 import etwmc.decode.output as output_module
 import etwmc.decode.trace as trace_module
 from etwmc.cli import main
@@ -92,7 +93,7 @@ def test_inband_manifests_share_one_budget(
         '<template tid="T"><data name="N" inType="win:UInt32"/></template>',
         '<event value="1" version="0" level="win:Informational" template="T"/>',
     )
-    monkeypatch.setattr(trace_module, "MAX_INBAND_BYTES", len(xml) + 10)
+    monkeypatch.setattr(inband_module, "MAX_INBAND_BYTES", len(xml) + 10)
     other = xml.replace(b"<event ", b'<event symbol="Changed" ')  # a second manifest
     records = [*hostile.inband(xml), *hostile.inband(other), event(hostile.PROVIDER, 1, bytes(4))]
     rc, events, err = decode(tmp_path, trace([records]), capsys)

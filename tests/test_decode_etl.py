@@ -38,7 +38,8 @@ def decode(name: str, *manifests: str, providers: tuple[str, ...] = ()) -> list[
         models.append(model)
     f, reader = open_trace(trace(name))
     with f:
-        return list(TraceDecoder(models, providers=providers).events(reader))
+        lines = TraceDecoder(models, providers=providers).json_lines(reader)
+        return [json.loads(line) for line in lines]
 
 
 @cache
@@ -79,7 +80,7 @@ def test_records_match_the_container_library(name: str) -> None:
         assert a.classic == (not b.event_header)
         if b.event_header:
             assert uuid.UUID(bytes_le=a.provider) == b.provider
-            assert (a.id, a.opcode) == (b.id, b.opcode)
+            assert (a.descriptor.id, a.descriptor.opcode) == (b.id, b.opcode)
             assert a.data == b.user_data
             assert bool(a.schema) == (11 in b.ext_types)
         else:

@@ -3,20 +3,27 @@ manifest envelope and its chunks, TraceLogging schemas, and the output writers."
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
 import json
 import struct
 import uuid
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from etwmc.decode import DecodeError
 from etwmc.decode.etl import Record
+from etwmc.decode.event import Event
 from etwmc.decode.eventsource import EnvelopeError, ManifestCollector, parse_envelope
+from etwmc.decode.jsonline import JsonLines
 from etwmc.decode.lzxpress import LzxpressError, decompress
-from etwmc.decode.output import event_json, render, summary_text
+from etwmc.decode.output import render, summary_text
 from etwmc.decode.trace import TraceDecoder
 from etwmc.decode.tracelogging import decode_payload, parse_event, provider_name
+from etwmc.eventdescriptor import EventDescriptor
 
 # --------------------------------------------------------------------------- LZXpress
 
@@ -98,13 +105,21 @@ def envelope(total: int, number: int, chunk: bytes, magic: int = 0x5B) -> bytes:
 
 
 def record(event_id: int, opcode: int, data: bytes, **kw: Any) -> Record:
+    names = ("version", "channel", "level", "task", "keyword")
+    descriptor = dict(id=event_id, version=0, channel=0, level=4, opcode=opcode, task=0, keyword=0)
+    descriptor.update((k, kw.pop(k)) for k in names if k in kw)
     fields: dict[str, Any] = dict(
-        offset=0, classic=False, provider=GUID.bytes_le, id=event_id, version=0, channel=0,
-        level=4, opcode=opcode, task=0, keyword=0, time=125_911_584_000_000_000, pid=1, tid=2,
+        offset=0, classic=False, provider=GUID.bytes_le,
+        descriptor=EventDescriptor(**descriptor), time=125_911_584_000_000_000, pid=1, tid=2,
         activity=b"", related=b"", schema=b"", traits=b"", data=data, pointer_size=8,
     )  # fmt: skip
     fields.update(kw)
     return Record(**fields)
+
+
+def decoded(dec: TraceDecoder, records: Sequence[Record]) -> list[dict[str, Any]]:
+    """The events as their JSON lines hold them."""
+    return [json.loads(line) for line in dec.json_lines(records)]
 
 
 def test_envelope_rules() -> None:
@@ -143,7 +158,7 @@ def test_inband_manifest_in_two_chunks_decodes_later_events() -> None:
         record(1, 1, payload + b"\0"),
     ]
     dec = TraceDecoder()
-    events = list(dec.events(records))
+    events = decoded(dec, records)
     assert [e["kind"] for e in events] == ["manifest"] + ["eventsource"] * 4
     assert not events[0]["decoded"] and "error" not in events[0]
     ok = events[3]
@@ -161,18 +176,18 @@ def test_inband_manifest_in_two_chunks_decodes_later_events() -> None:
 
 def test_unusable_inband_manifest_is_a_warning() -> None:
     dec = TraceDecoder(label="t.etl")
-    events = list(dec.events([record(0xFFFE, 254, envelope(1, 0, b"<not xml"))]))
+    events = decoded(dec, [record(0xFFFE, 254, envelope(1, 0, b"<not xml"))])
     assert events[0]["decoded"]  # the envelope itself is fine
     (d,) = dec.diagnostics
     assert d.code == "ETW854" and str(GUID) in d.message
-    bad = list(dec.events([record(0xFFFE, 254, envelope(1, 0, b"", magic=1))]))
+    bad = decoded(dec, [record(0xFFFE, 254, envelope(1, 0, b"", magic=1))])
     assert not bad[0]["decoded"] and "magic" in bad[0]["error"]
 
 
 def test_inband_manifests_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    import etwmc.decode.trace as trace_module
+    import etwmc.decode.inband as inband_module
 
-    monkeypatch.setattr(trace_module, "MAX_INBAND", 1)
+    monkeypatch.setattr(inband_module, "MAX_INBAND", 1)
     other = MANIFEST.replace(str(GUID).encode(), b"11111111-2222-3333-4444-555555555555")
     dec = TraceDecoder(label="t.etl")
     recs = [
@@ -180,7 +195,7 @@ def test_inband_manifests_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         record(0xFFFE, 254, envelope(1, 0, other)),
         record(0xFFFE, 254, envelope(1, 0, other)),
     ]
-    events = list(dec.events(recs))
+    events = decoded(dec, recs)
     assert all(e["decoded"] for e in events)
     (d,) = dec.diagnostics
     assert d.code == "ETW854" and "after 1 in-band manifests" in d.message
@@ -191,7 +206,7 @@ def test_provider_filter_by_eventsource_name() -> None:
 
     guid = provider_guid("My-Source")
     recs = [record(5, 0, b"", provider=guid.bytes_le), record(5, 0, b"")]
-    events = list(TraceDecoder(providers=["my-source"]).events(recs))
+    events = decoded(TraceDecoder(providers=["my-source"]), recs)
     assert [e["provider"] for e in events] == [str(guid)]
 
 
@@ -264,42 +279,108 @@ def test_tracelogging_schemas_that_lie() -> None:
 
 def test_tracelogging_record_with_broken_schema_is_an_error_not_a_crash() -> None:
     recs = [record(0, 0, b"\x01", schema=b"\x05\x00\x00E"), record(0, 0, b"", schema=b"x")]
-    events = list(TraceDecoder().events(recs))
+    events = decoded(TraceDecoder(), recs)
     assert all(e["kind"] == "tracelogging" and "error" in e for e in events)
 
 
 # --------------------------------------------------------------------------- output
 
 
+def as_object(ev: Event) -> dict[str, Any]:
+    """What an event's JSON line holds, made here without the line writer."""
+    head = ev.head
+
+    def guid(raw: bytes) -> str | None:
+        return None if not raw or raw == bytes(16) else str(uuid.UUID(bytes_le=raw))
+
+    stamp = None
+    if ev.time is not None:
+        seconds, frac = divmod(ev.time, 10_000_000)
+        with contextlib.suppress(OverflowError):  # past any date: null
+            when = dt.datetime(1601, 1, 1) + dt.timedelta(seconds=seconds)
+            stamp = when.strftime("%Y-%m-%dT%H:%M:%S") + f".{frac:07d}Z"
+    obj = {
+        "provider": head.provider,
+        "provider_name": head.provider_name,
+        "name": head.name,
+        **head.descriptor._asdict(),
+        "timestamp": stamp,
+        "pid": ev.pid,
+        "tid": ev.tid,
+        "activity_id": guid(ev.activity),
+        "related_activity_id": guid(ev.related),
+        "kind": head.kind,
+        "decoded": ev.decoded,
+        "message": ev.message,
+    }
+    if ev.fields_json is not None:
+        obj["fields"] = json.loads(ev.fields_json)
+        if ev.trailing_bytes:
+            obj["trailing_bytes"] = ev.trailing_bytes
+    elif ev.error is not None:
+        obj["error"] = ev.error
+    return obj
+
+
 def test_event_json_is_plain_json_and_text_keeps_lines() -> None:
     ev = next(TraceDecoder().events([record(3, 0, b"", classic=True)]))
-    line = event_json(ev)
-    assert json.loads(line) == ev and "\n" not in line
-    ev = dict(ev, fields={"a": "x\ny"}, decoded=True)
+    line = JsonLines().line(ev)
+    assert json.loads(line) == as_object(ev) and "\n" not in line
+    ev = ev._replace(fields_json=json.dumps({"a": "x\ny"}), decoded=True)
     (text,) = render([ev], "text")
     assert text.count("\n") == 1 and 'a="x\\ny"' in text
     assert "".join(render([], "json")) == "[]\n"
-    assert json.loads("".join(render([ev, ev], "json"))) == [ev, ev]
+    assert json.loads("".join(render([ev, ev], "json"))) == [as_object(ev), as_object(ev)]
 
 
 def test_summary_lists_reasons() -> None:
     dec = TraceDecoder()
-    list(dec.events([record(3, 0, b""), record(3, 0, b"", classic=True)]))
+    decoded(dec, [record(3, 0, b""), record(3, 0, b"", classic=True)])
     text = summary_text(dec.counts)
     assert "no metadata for the provider" in text and text.rstrip().endswith("total")
 
 
 @pytest.mark.parametrize(
-    "extra",
+    "head, extra",
     [
-        {},
-        {"decoded": True, "fields": {"q": 'a "quoted"\\ tab\t', "n": [1, -2], "é": None}},
-        {"error": "x \u2028 y", "name": 'we"ird', "provider_name": "Prov\u00e9"},
-        {"message": "line\nbreak", "pid": None, "activity_id": None},
-        {"unknown": 1},  # a key the fast writer does not know: the generic encoder writes it
+        ({}, {}),
+        ({}, {"decoded": True, "fields_json": '{"q":"a \\"quoted\\"\\\\ tab\\t","é":null}'}),
+        ({}, {"decoded": True, "fields_json": "[1,-2]", "trailing_bytes": 3}),
+        ({"name": 'we"ird', "provider_name": "Prov\u00e9"}, {"error": "x \u2028 y"}),
+        ({"provider": None}, {"message": "line\nbreak", "pid": None, "time": None}),
+        ({}, {"activity": bytes(range(16)), "related": bytes(16)}),
+        ({}, {"related": bytes(range(16)), "time": 2**62}),  # past any date: null
     ],
 )
-def test_event_json_equals_the_standard_encoder(extra: dict[str, Any]) -> None:
+def test_event_json_equals_the_standard_encoder(
+    head: dict[str, Any], extra: dict[str, Any]
+) -> None:
     ev = next(TraceDecoder().events([record(9, 1, b"")]))
-    ev.update(extra)
-    assert event_json(ev) == json.dumps(ev, ensure_ascii=False, separators=(",", ":"))
+    ev = ev._replace(head=ev.head._replace(**head), **extra)
+    want = as_object(ev)
+    writer = JsonLines()
+    for _ in range(2):  # the second time from what the writer keeps
+        assert writer.line(ev) == json.dumps(want, ensure_ascii=False, separators=(",", ":"))
+
+
+def test_inband_manifests_are_lowered_without_being_validated() -> None:
+    """A trace's own manifests are the provider's: no one reads their diagnostics, so
+    neither etwmc's XSD nor its rules are loaded to check them."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from test_decode_etl_parts import MANIFEST, envelope, record\n"
+        "from etwmc.decode.trace import TraceDecoder\n"
+        "dec = TraceDecoder()\n"
+        "events = list(dec.events([record(0xFFFE, 254, envelope(1, 0, MANIFEST)),\n"
+        "                          record(1, 1, bytes(4) + b'x\\0\\0\\0')]))\n"
+        "assert events[-1].decoded and events[-1].head.kind == 'eventsource', events\n"
+        "print(sorted(m for m in ('etwmc.schema', 'etwmc.rules') if m in sys.modules))\n"
+    )
+    tests = str(Path(__file__).parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tests, check=True
+    )
+    assert out.stdout.strip() == "[]", out.stderr

@@ -1,22 +1,29 @@
-"""TraceDecoder.json_lines (what `etwmc decode` writes) says what events() + event_json
-say, line for line, with the same counts: on every real trace, and on records built by
-hand where provider names change in the middle of a trace."""
+"""TraceDecoder.json_lines (what `etwmc decode` writes) writes each line as the standard
+JSON encoder would, and what the decoder and the line writer keep (routes per
+descriptor, heads written, GUID texts, dates) changes no line and no count: on every
+real trace, and on records built by hand where provider names change in the middle of
+a trace."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import struct
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
+from unittest import mock
 
 import pytest
 from etl_helpers import trace
 from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
+import etwmc.decode.jsonline as jsonline_module
+import etwmc.decode.trace as trace_module
 from etwmc.decode.etl import Record, open_trace
+from etwmc.decode.jsonline import HEAD, TAIL
 from etwmc.decode.metadata import load_manifest
-from etwmc.decode.output import event_json, summary_json
+from etwmc.decode.output import summary_json
 from etwmc.decode.trace import TraceDecoder
 from etwmc.model import Manifest
 
@@ -38,13 +45,32 @@ TRACES = [
 ]
 
 
+@contextlib.contextmanager
+def nothing_kept() -> Iterator[None]:
+    """The decoder and the line writer keep nothing: every route, head, GUID text and
+    date is made again for each event."""
+    with contextlib.ExitStack() as stack:
+        for module, name in (
+            (trace_module, "MAX_ROUTES"),
+            (trace_module, "MAX_CACHED"),
+            (jsonline_module, "MAX_HEADS"),
+            (jsonline_module, "MAX_CACHED"),
+        ):
+            stack.enter_context(mock.patch.object(module, name, 0))
+        yield
+
+
 def both(
     records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any
 ) -> tuple[list[str], list[str], TraceDecoder, TraceDecoder]:
-    """The lines of json_lines and of events() + event_json, and the two decoders."""
+    """The lines of json_lines with what is kept and with nothing kept, and the two
+    decoders."""
     a = TraceDecoder(manifests, **kw)
-    b = TraceDecoder(manifests, **kw)
-    return list(a.json_lines(records)), [event_json(e) for e in b.events(records)], a, b
+    kept = list(a.json_lines(records))
+    with nothing_kept():
+        b = TraceDecoder(manifests, **kw)
+        plain = list(b.json_lines(records))
+    return kept, plain, a, b
 
 
 def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any) -> None:
@@ -52,6 +78,9 @@ def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), *
     assert len(fast) == len(plain)
     for x, y in zip(fast, plain, strict=True):
         assert x == y
+        obj = json.loads(x)
+        assert x == json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        assert list(obj)[: len(HEAD)] == list(HEAD) and set(obj) <= {*HEAD, *TAIL}
     assert summary_json(a.counts) == summary_json(b.counts)
     assert (a.misfits, a.diagnostics) == (b.misfits, b.diagnostics)
 
@@ -87,9 +116,7 @@ def classic(provider: bytes, opcode: int, **kw: Any) -> Record:
 def test_descriptors_past_the_kept_ones_write_the_same_lines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import etwmc.decode.trace as trace_module
-
-    monkeypatch.setattr(trace_module, "MAX_DESCRIPTORS", 1)
+    monkeypatch.setattr(trace_module, "MAX_ROUTES", 1)
     f, reader = open_trace(trace("krabsetw_powershell.etl"))
     with f:
         records = list(reader)
@@ -99,7 +126,7 @@ def test_descriptors_past_the_kept_ones_write_the_same_lines(
     assert_same(records, [model], providers=["Microsoft-Windows-PowerShell"])
     a = TraceDecoder([model])
     list(a.json_lines(records))
-    assert len(a._classic) == len(a._described) == 1
+    assert len(a._routes) == 1
 
 
 def test_records_take_the_name_and_metadata_their_provider_gets_later() -> None:
@@ -167,7 +194,6 @@ def test_classic_records_named_by_tracelogging_traits() -> None:
 
 def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     import etwmc.decode.counts as counts_module
-    import etwmc.decode.trace as trace_module
 
     monkeypatch.setattr(counts_module, "MAX_PROVIDERS", 2)
     monkeypatch.setattr(counts_module, "MAX_REASONS", 1)

@@ -116,5 +116,19 @@ def test_templates_without_a_json_plan_are_left_to_payload(decoder: Decoder) -> 
     quick, general = both(decoder, 2, twice)
     assert quick is None and general == ('{"x":2,"s":"s"}', len(twice))  # a dict keeps one x
     quick, general = both(decoder, 3, struct.pack("<IQ", 1, 2))
-    assert quick is None and general == ('{"x":1,"p":"0x2"}', 12)  # a pointer
+    assert quick == general == ('{"x":1,"p":"0x2"}', 12)  # a pointer has one
     assert both(decoder, 4, struct.pack("<I", 9))[0] is None  # a message to format
+
+
+@pytest.mark.parametrize("size", [4, 8])
+def test_a_pointer_is_written_as_the_payload_reader_shows_it(decoder: Decoder, size: int) -> None:
+    found = decoder.lookup(GUID, 3, 0)
+    assert found is not None
+    p, e = found
+    data = struct.pack("<I", 7) + (0xDEADBEEF).to_bytes(size, "little")
+    values, _, used = decoder.payload(p, e, data, size)
+    general = (json.dumps(values, ensure_ascii=False, separators=(",", ":")), used)
+    assert (
+        decoder.payload_json(p, e, data, size) == general == ('{"x":7,"p":"0xDEADBEEF"}', 4 + size)
+    )
+    assert decoder.payload_json(p, e, data[:-1], size) is None  # cut short: payload says why

@@ -126,9 +126,9 @@ def test_start_and_stop_helpers_end_the_activity_on_bad_arguments() -> None:
     assert stop_event(False, refuse, act) == 0 and current_activity_id() is None
 
 
-def _stub_fields(module: str, cls: str) -> list[tuple[str, str | None]]:
-    """(field, default source) of the NamedTuple class type checkers see in ``module``."""
-    tree = ast.parse((RUNTIME / f"{module}.py").read_text(encoding="utf-8"))
+def _stub_fields(source: Path, cls: str) -> list[tuple[str, str | None]]:
+    """(field, default source) of the NamedTuple class type checkers see in ``source``."""
+    tree = ast.parse(source.read_text(encoding="utf-8"))
     [node] = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls]
     return [
         (s.target.id, ast.unparse(s.value) if s.value is not None else None)
@@ -143,7 +143,8 @@ def _stub_fields(module: str, cls: str) -> list[tuple[str, str | None]]:
 )
 def test_namedtuples_have_the_fields_type_checkers_see(module: str, cls: str) -> None:
     runtime = getattr(__import__(f"etwmc.runtime.{module}", fromlist=[cls]), cls)
-    stub = _stub_fields(module, cls)
+    # the module that defines the class (the runtime re-exports the event descriptor)
+    stub = _stub_fields(Path(sys.modules[runtime.__module__].__file__ or ""), cls)
     assert list(runtime._fields) == [name for name, _ in stub]
     defaults = {name: eval(value) for name, value in stub if value is not None}  # noqa: S307
     assert runtime._field_defaults == defaults

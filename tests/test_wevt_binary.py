@@ -111,7 +111,7 @@ def test_services_wevt_round_trips_except_what_decompile_reports() -> None:
         e.offset + 5  # the opcode byte of the event descriptor
         for p in raw.providers
         for e in p.events
-        if e.opcode and not e.opcode_offset
+        if e.descriptor.opcode and not e.opcode_offset
     }
     assert len(lost) == 43 and differ == lost
 

@@ -14,7 +14,6 @@ import argparse
 import sys
 import time
 from collections.abc import Iterator
-from itertools import islice
 from typing import Any
 
 from ..codes import (
@@ -31,7 +30,6 @@ from ..decode.output import (
     output_limit,
     printable,
     render,
-    render_json,
     summary_json,
     summary_text,
 )
@@ -160,10 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
     records = _Records(reader)
     bar = _Progress(reader) if sys.stderr.isatty() else None
-    if args.format == "text":
-        pieces = render(decoder.events(records.each(bar)), args.format)
-    else:
-        pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
+    pieces = render(decoder.events(records.each(bar)), args.format)
     budget = OutputBudget(output_limit(reader.size))
     pieces = budget.take(pieces)
     with f:
@@ -288,5 +283,5 @@ class _Progress:
 
 
 def _write(out: TextOutput, pieces: Iterator[str]) -> None:
-    while batch := list(islice(pieces, 512)):
-        out.write("".join(batch))
+    for piece in pieces:  # joined into batches already (OutputBudget.take)
+        out.write(piece)

@@ -1,14 +1,16 @@
 """Decoding: event payloads with manifest metadata, and whole ``.etl`` traces.
 
-- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs), with
+- :mod:`.payload` — the payload decoder (every inType, maps, arrays, structs), on the
+  value reader it shares with the runtime (:mod:`etwmc.payloadvalues`), with
   :mod:`.plan` (how a template is read), :mod:`.values` (how values are shown),
   :mod:`.bounds` (the work one event may cost) and :mod:`.message` (messages);
 - :mod:`.metadata` — manifests, TEMP.BIN blobs with message tables, provider DLLs;
 - :mod:`.etl` — the trace container (file header, buffers, records), with
   :mod:`.lzxpress` and :mod:`.kernel` (the kernel's event groups);
-- :mod:`.eventsource` — in-band EventSource manifests;
+- :mod:`.source` — an ``.etl`` trace or an etwmc event file, as one record stream;
+- :mod:`.eventsource` and :mod:`.inband` — in-band EventSource manifests;
 - :mod:`.tracelogging` — self-describing TraceLogging events;
-- :mod:`.trace` — records to decoded events, and the per-provider counts;
+- :mod:`.trace` — records to typed events (:mod:`.event`), and :mod:`.counts`;
 - :mod:`.jsonline` — an event's JSON line, written from pieces;
 - :mod:`.output` — JSON Lines, JSON and text, and the summary.
 """

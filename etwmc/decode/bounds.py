@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Final
 
 from ..model import Field, Struct
+from ..payloadvalues import MAX_ARRAY, MAX_ELEMENTS  # the shared reader spends the budget
 from ..winmeta import InTypeCode
 
-MAX_ELEMENTS: Final = 0x10000  # array values one event may hold, all arrays together
-MAX_ARRAY: Final = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
+__all__ = ["MAX_ARRAY", "MAX_ELEMENTS", "element_size", "min_size"]
 
 _AT_LEAST: Final = {  # variable-size inTypes: their fewest bytes when no length is given
     InTypeCode.UNICODE_STRING: 2,  # the NUL

@@ -1,18 +1,21 @@
-"""An event's JSON line, written from pieces.
+"""An event's JSON line (docs/json-lines.md), written from pieces.
 
-Every event has the same keys in the same order (``HEAD``), then "fields" or "error"
-(``TAIL``).  The pieces here write them with string formatting, which is several
-times faster than the generic encoder; the line is always equal to
-``json.dumps(ev, ensure_ascii=False, separators=(",", ":"))``.  The first piece, from
-"provider" to "keyword", is the same for every event with the same descriptor and
-names, so :class:`~etwmc.decode.trace.TraceDecoder` keeps it made per descriptor.
+Every line has the same keys in the same order (``HEAD``), then "fields" or "error"
+(``TAIL``), and is always equal to ``json.dumps(obj, ensure_ascii=False,
+separators=(",", ":"))`` of that object.  :class:`JsonLines` writes it with string
+formatting, several times faster than the generic encoder, keeping what repeats: the
+piece from "provider" to "keyword" per :class:`~etwmc.decode.event.EventHead`, the
+date and time of the second events fall in, and the text of GUIDs.  All its caches
+are bounded: a hostile trace's many heads or GUIDs cost time, not memory.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Mapping
-from typing import Any
+import uuid
+
+from .event import Event, EventHead
 
 encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
@@ -22,19 +25,12 @@ HEAD = (
     "decoded", "message",
 )  # fmt: skip
 TAIL = ("fields", "trailing_bytes", "error")
-MAX_NAMES = 65536  # names kept encoded; more are encoded again
-
-_names: dict[str | None, str] = {None: "null"}
-
-
-def name_json(s: str | None) -> str:
-    """A provider or event name as JSON (they repeat: kept encoded, a bounded number)."""
-    found = _names.get(s)
-    if found is None:
-        found = encode(s)
-        if len(_names) < MAX_NAMES:
-            _names[s] = found
-    return found
+MAX_HEADS = 4096  # heads kept written (a real trace has a few hundred)
+MAX_HEAD_TEXT = 1024  # characters of a head kept written (TraceLogging names are longer)
+MAX_CACHED = 65536  # GUID texts and dates kept written; more are written again
+ZERO_GUID = bytes(16)
+_EPOCH = dt.date(1601, 1, 1).toordinal()
+_NO_IDS = ',"activity_id":null,"related_activity_id":null'
 
 
 def plain_json(s: str | None) -> str:
@@ -42,82 +38,117 @@ def plain_json(s: str | None) -> str:
     return "null" if s is None else f'"{s}"'
 
 
-def head_json(
-    provider: str | None,
-    provider_name: str | None,
-    name: str | None,
-    event_id: int,
-    version: int,
-    channel: int,
-    level: int,
-    opcode: int,
-    task: int,
-    keyword: int,
-) -> str:
-    """The line from its opening brace to the timestamp's key (its value follows)."""
+class Stamps:
+    """Timestamps and GUIDs as text, with what repeats kept."""
+
+    def __init__(self) -> None:
+        self._days: dict[int, str] = {}
+        self._guids: dict[bytes, str] = {}
+        self.second = -1  # the second of the last timestamp written
+        self.second_text = ""  # its date and time, up to the fraction
+
+    def timestamp(self, filetime: int | None) -> str | None:
+        """RFC 3339 in UTC with the full 100 ns precision (7 fraction digits); None
+        for no time, or one past what a date can hold."""
+        if filetime is None or filetime < 0:
+            return None
+        seconds, frac = divmod(filetime, 10_000_000)
+        if seconds != self.second:  # events come in time order: most share a second
+            days, rest = divmod(seconds, 86400)
+            date = self._days.get(days)
+            if date is None:
+                try:
+                    date = dt.date.fromordinal(_EPOCH + days).isoformat()
+                except (ValueError, OverflowError):
+                    return None
+                if len(self._days) < MAX_CACHED:
+                    self._days[days] = date
+            h, rest = divmod(rest, 3600)
+            m, s = divmod(rest, 60)
+            self.second = seconds
+            self.second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
+        return f"{self.second_text}{frac:07d}Z"
+
+    def guid(self, raw: bytes) -> str | None:
+        """A GUID in Windows byte order as text; None for none (empty or all zero)."""
+        if not raw or raw == ZERO_GUID:
+            return None
+        text = self._guids.get(raw)
+        if text is None:
+            text = str(uuid.UUID(bytes_le=raw))
+            if len(self._guids) < MAX_CACHED:
+                self._guids[raw] = text
+        return text
+
+
+def head_json(head: EventHead) -> tuple[str, str]:
+    """The line from its opening brace to the timestamp's key, and the kind's key and
+    value up to the "decoded" key."""
+    d = head.descriptor
     return (
-        f'{{"provider":{plain_json(provider)},"provider_name":{name_json(provider_name)},'
-        f'"name":{name_json(name)},"id":{event_id},"version":{version},"channel":{channel},'
-        f'"level":{level},"opcode":{opcode},"task":{task},'
-        f'"keyword":{keyword},"timestamp":'
-    )
+        f'{{"provider":{plain_json(head.provider)},"provider_name":{encode(head.provider_name)},'
+        f'"name":{encode(head.name)},"id":{d.id},"version":{d.version},"channel":{d.channel},'
+        f'"level":{d.level},"opcode":{d.opcode},"task":{d.task},'
+        f'"keyword":{d.keyword},"timestamp":'
+    ), f'"kind":"{head.kind}","decoded":'
 
 
-def event_head(ev: Mapping[str, Any], name: str | None) -> str:
-    """:func:`head_json` of an event's provider and descriptor, with ``name``."""
-    return head_json(
-        ev["provider"],
-        ev["provider_name"],
-        name,
-        ev["id"],
-        ev["version"],
-        ev["channel"],
-        ev["level"],
-        ev["opcode"],
-        ev["task"],
-        ev["keyword"],
-    )
+class JsonLines:
+    """Writes events as JSON lines, each followed by ``end`` (JSON Lines: a line feed),
+    keeping what repeats."""
 
+    def __init__(self, stamps: Stamps | None = None, *, end: str = "") -> None:
+        self.stamps = stamps or Stamps()
+        self.end = end
+        # id of a head -> (the head, its pieces): the head is kept so its id stays its own
+        self._heads: dict[int, tuple[EventHead, str, str, str]] = {}
 
-def body_json(ev: Mapping[str, Any]) -> str:
-    """The line from the timestamp's value to the message's value."""
-    message = ev["message"]
-    pid = ev["pid"]
-    tid = ev["tid"]
-    return (
-        f'{plain_json(ev["timestamp"])},"pid":{"null" if pid is None else pid},'
-        f'"tid":{"null" if tid is None else tid},'
-        f'"activity_id":{plain_json(ev["activity_id"])},'
-        f'"related_activity_id":{plain_json(ev["related_activity_id"])},'
-        f'"kind":"{ev["kind"]}","decoded":{"true" if ev["decoded"] else "false"},'
-        f'"message":{"null" if message is None else encode(message)}'
-    )
+    def _head(self, head: EventHead) -> tuple[EventHead, str, str, str]:
+        start, kind = head_json(head)
+        # the rest of the line of an event with no activity ids, not decoded, and
+        # without message or error (a classic record's)
+        bare = f'{_NO_IDS},{kind}false,"message":null}}{self.end}'
+        found = (head, start, kind, bare)
+        if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
+            self._heads[id(head)] = found
+        return found
 
-
-def tail_json(ev: Mapping[str, Any]) -> str:
-    """The "fields" or "error" of an event, if it has one, and the closing brace."""
-    if "fields" in ev:
-        if "trailing_bytes" in ev:
-            return f',"fields":{encode(ev["fields"])},"trailing_bytes":{ev["trailing_bytes"]}}}'
-        return f',"fields":{encode(ev["fields"])}}}'
-    if "error" in ev:
-        return f',"error":{encode(ev["error"])}}}'
-    return "}"
-
-
-def event_json(ev: Mapping[str, Any]) -> str:
-    """One event as one line of JSON (no trailing newline).
-
-    Equal to ``json.dumps(ev, ensure_ascii=False, separators=(",", ":"))``; keys this
-    writer does not know, or an id that is no integer, go to the generic encoder."""
-    if len(ev) > len(HEAD) + len(TAIL) or type(ev["id"]) is not int:
-        return encode(ev)
-    line = event_head(ev, ev["name"]) + body_json(ev)
-    n = len(HEAD)
-    for key in TAIL:
-        if key in ev:
-            line += f',"{key}":{encode(ev[key])}'
-            n += 1
-    if n != len(ev):  # keys this writer does not know: the generic encoder decides
-        return encode(ev)
-    return line + "}"
+    def line(self, ev: Event) -> str:
+        """The event's JSON line, and ``end``."""
+        head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
+        found = self._heads.get(id(head))
+        if found is None or found[0] is not head:
+            found = self._head(head)
+        stamps = self.stamps
+        if t is None or t < 0:
+            stamp = "null"
+        else:
+            second, frac = divmod(t, 10_000_000)
+            if second == stamps.second:
+                stamp = f'"{stamps.second_text}{frac:07d}Z"'
+            else:
+                stamp = plain_json(stamps.timestamp(t))
+        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
+        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
+        if not (ids or decoded or message is not None or error is not None):
+            return f"{found[1]}{stamp},{pids}{found[3]}"
+        if ids:
+            ids_json = (
+                f',"activity_id":{plain_json(stamps.guid(activity))},'
+                f'"related_activity_id":{plain_json(stamps.guid(related))}'
+            )
+        else:
+            ids_json = _NO_IDS
+        if fields is not None:
+            if trailing:
+                tail = f',"fields":{fields},"trailing_bytes":{trailing}}}'
+            else:
+                tail = f',"fields":{fields}}}'
+        elif error is not None:
+            tail = f',"error":{encode(error)}}}'
+        else:
+            tail = "}"
+        return (
+            f"{found[1]}{stamp},{pids}{ids_json},{found[2]}{'true' if decoded else 'false'},"
+            f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
+        )

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from itertools import islice
 
 from .counts import ProviderCount
+from .event import Event
+from .jsonline import JsonLines, Stamps
 from .jsonline import encode as _encode
-from .jsonline import event_json
 
 FORMATS = ("jsonl", "json", "text")
 MAX_TEXT_BODY = 1 << 16  # characters of one event's fields or message in --format text
@@ -36,6 +37,7 @@ def printable(text: str) -> str:
 # of times (11 KB that would write gigabytes).
 OUTPUT_PER_TRACE_BYTE = 256
 OUTPUT_FLOOR = 16 << 20
+BATCH = 512  # pieces joined into one before they are written
 
 
 def output_limit(trace_size: int) -> int:
@@ -53,12 +55,23 @@ class OutputBudget:
         self.reached = False
 
     def take(self, pieces: Iterable[str]) -> Iterator[str]:
-        for piece in pieces:
-            self.used += len(piece)
-            if self.used > self.limit:
-                self.reached = True
-                return
-            yield piece
+        """The pieces, joined into larger ones, until the limit."""
+        it = iter(pieces)
+        while batch := list(islice(it, BATCH)):
+            text = "".join(batch)
+            if self.used + len(text) <= self.limit:
+                self.used += len(text)
+                yield text
+                continue
+            kept = []  # the limit falls in this batch: the pieces before it
+            for piece in batch:
+                self.used += len(piece)
+                if self.used > self.limit:
+                    break
+                kept.append(piece)
+            self.reached = True
+            yield "".join(kept)
+            return
 
 
 __all__ = [
@@ -66,7 +79,6 @@ __all__ = [
     "OutputBudget",
     "output_limit",
     "printable",
-    "event_json",
     "event_text",
     "render",
     "render_json",
@@ -75,32 +87,35 @@ __all__ = [
 ]
 
 
-def event_text(ev: Mapping[str, Any]) -> str:
+def event_text(ev: Event, stamps: Stamps) -> str:
     """One event as one human-readable line (control characters escaped)."""
-    who = ev["provider_name"] or ev["provider"] or "-"
-    what = ev["name"] or f"id={ev['id']}"
-    head = f"{ev['timestamp'] or '-'} {who} {what} [{ev['kind']}]"
-    if ev.get("message"):
-        body = " ".join(str(ev["message"]).split())
-    elif "fields" in ev:
-        body = " ".join(f"{k}={_encode(v)}" for k, v in ev["fields"].items())
+    h = ev.head
+    who = h.provider_name or h.provider or "-"
+    what = h.name or f"id={h.descriptor.id}"
+    head = f"{stamps.timestamp(ev.time) or '-'} {who} {what} [{h.kind}]"
+    values = ev.values()
+    if ev.message:
+        body = " ".join(ev.message.split())
+    elif values is not None:
+        body = " ".join(f"{k}={_encode(v)}" for k, v in values.items())
     else:
         body = ""
     if len(body) > MAX_TEXT_BODY:
         body = f"{body[:MAX_TEXT_BODY]} ...({len(body) - MAX_TEXT_BODY} more characters)"
-    if "trailing_bytes" in ev:
-        body += f" (+{ev['trailing_bytes']} bytes)"
-    tail = f" !{ev['error']}" if "error" in ev else ""
+    if ev.trailing_bytes:
+        body += f" (+{ev.trailing_bytes} bytes)"
+    tail = f" !{ev.error}" if ev.error is not None else ""
     return printable(f"{head} {body}{tail}".rstrip())
 
 
-def render(events: Iterable[Mapping[str, Any]], fmt: str) -> Iterator[str]:
+def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
     """The output as pieces of text, streamed."""
     if fmt == "text":
-        for ev in events:
-            yield event_text(ev) + "\n"
-    else:
-        yield from render_json(map(event_json, events), fmt)
+        stamps = Stamps()
+        return (event_text(ev, stamps) + "\n" for ev in events)
+    if fmt == "jsonl":
+        return map(JsonLines(end="\n").line, events)
+    return render_json(map(JsonLines().line, events), fmt)
 
 
 def render_json(lines: Iterable[str], fmt: str) -> Iterator[str]:

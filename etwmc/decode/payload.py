@@ -26,7 +26,6 @@ a line break, ``%t`` a tab, ``%r`` CR, ``%b`` a space, ``%0`` ends the message, 
 
 from __future__ import annotations
 
-import codecs
 import datetime as dt
 import ipaddress
 import json
@@ -39,13 +38,14 @@ from typing import Any
 
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import table_text
+from ..payloadvalues import PayloadValueError, ValueReader
 from ..winmeta import InTypeCode
-from .bounds import MAX_ARRAY, MAX_ELEMENTS, element_size
+from .bounds import MAX_ARRAY, element_size
 from .message import format_message
 from .plan import INT_FORMATS as _INT_FORMATS
-from .plan import Integers, Run, Step, String, json_plan, make_plan
+from .plan import Integers, JsonPlan, Run, Step, String, json_plan, make_plan, write_json
 from .plan import plain as _plain
-from .values import ansi_text, filetime_text, format_int, socket_address, trim, utf16_end
+from .values import filetime_text, format_int, socket_address, trim
 
 MAX_PREPARED = 65536  # events whose label and message text are kept; more are made again
 # inType codes as plain names: a member read from the enum class in the per-value path
@@ -56,11 +56,11 @@ _UINT8, _UINT16, _UINT32 = InTypeCode.UINT8, InTypeCode.UINT16, InTypeCode.UINT3
 _FLOAT, _BOOLEAN, _GUID = InTypeCode.FLOAT, InTypeCode.BOOLEAN, InTypeCode.GUID
 _POINTER, _FILETIME, _SYSTEMTIME = InTypeCode.POINTER, InTypeCode.FILETIME, InTypeCode.SYSTEMTIME
 _SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
+_STRINGS = frozenset({_UNICODE, _ANSI, _COUNTED_UNICODE, _COUNTED_ANSI})
 _CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
 _REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
 _BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
 
-_utf16 = codecs.utf_16_le_decode  # what bytes.decode("utf-16-le") calls, without the lookup
 # A string as JSON, as json.dumps(..., ensure_ascii=False) writes it
 _json_text = json.JSONEncoder(ensure_ascii=False).encode
 
@@ -110,7 +110,7 @@ class Decoder:
         self.manifest = manifest
         self._events: dict[tuple[uuid.UUID, int, int], tuple[Provider, Event]] = {}
         self._plans: dict[int, tuple[Sequence[Field | Struct], list[Step]]] = {}
-        self._json_plans: dict[int, tuple[Sequence[Step], list[tuple[Step, str]] | None]] = {}
+        self._json_plans: dict[int, tuple[Event, JsonPlan | None]] = {}  # by event
         self._prepared: dict[int, tuple[Event, str, str | None]] = {}
         for p in manifest.providers:
             for e in p.events:
@@ -186,26 +186,28 @@ class Decoder:
                 self._prepared[id(e)] = found
         return found
 
+    def json_plan(self, e: Event) -> JsonPlan | None:
+        """How :func:`~etwmc.decode.plan.write_json` writes the event's fields, when the
+        event has no message and its template a JSON plan (kept per event)."""
+        found = self._json_plans.get(id(e))
+        if found is None or found[0] is not e:
+            plan = None
+            if e.template is not None and self._prepare(e)[2] is None:
+                plan = json_plan(self.plan(e.template.items))
+            found = (e, plan)
+            if len(self._json_plans) < MAX_PREPARED:
+                self._json_plans[id(e)] = found
+        return found[1]
+
     def payload_json(
         self, p: Provider, e: Event, user_data: bytes, pointer_size: int
     ) -> tuple[str, int] | None:
         """An event's fields as JSON text (what ``json.dumps`` writes for the fields
-        :meth:`payload` returns) and how many bytes they used, when the event has no
-        message and its template a JSON plan (see :func:`~etwmc.decode.plan.json_plan`);
-        None otherwise, and when the payload does not fit: :meth:`payload` says why."""
-        _, label, text = self._prepare(e)
-        if e.template is None or text is not None:
-            return None
-        steps = self.plan(e.template.items)
-        plan = self._json_plans.get(id(steps))
-        if plan is None or plan[0] is not steps:
-            plan = (steps, json_plan(steps))
-            self._json_plans[id(steps)] = plan
-        if plan[1] is None:
-            return None
-        r = PayloadReader(user_data, label, pointer_size, self, inserts=False)
-        fields = r.scope_json(plan[1])
-        return None if fields is None else (fields, r.pos)
+        :meth:`payload` returns) and how many bytes they used, when it has a
+        :meth:`json_plan`; None otherwise, and when the payload does not fit:
+        :meth:`payload` says why."""
+        plan = self.json_plan(e)
+        return None if plan is None else write_json(plan, user_data, pointer_size)
 
     def lookup(
         self, provider_id: uuid.UUID, event_id: int, version: int
@@ -230,8 +232,9 @@ class Decoder:
 # --------------------------------------------------------------------------- payload
 
 
-class PayloadReader:
-    """Reads fields from one payload, front to back; ``pos`` is the next byte."""
+class PayloadReader(ValueReader):
+    """Reads fields from one payload, front to back, with the values' shared reader
+    (:class:`~etwmc.payloadvalues.ValueReader`); its errors name the event and field."""
 
     def __init__(
         self,
@@ -246,39 +249,27 @@ class PayloadReader:
         for arrays and structs (the costly ones)."""
         if pointer_size not in (4, 8):
             raise DecodeError(f"{label}: pointer size must be 4 or 8, not {pointer_size}")
-        self.data = data
-        self.pos = 0
+        super().__init__(data, pointer_size)
         self.label = label
-        self.ptr = pointer_size
         self.dec = dec
         self.want_inserts = inserts
-        self.elements = MAX_ELEMENTS  # array elements this event may still hold
-
-    def spend(self, n: int, name: str, element: int, values: int = 1) -> None:
-        """Check an array of ``n`` elements, each of at least ``element`` bytes and
-        ``values`` values, before reading it: the bytes left must hold them, and the
-        event's budget of values (elements may be empty) must cover them."""
-        need = n * element
-        if need > len(self.data) - self.pos:
-            raise self.fail(
-                name,
-                f"{n} elements need at least {need} bytes at offset {self.pos}, "
-                f"{len(self.data) - self.pos} left",
-            )
-        self.elements -= n * values
-        if self.elements < 0:
-            raise self.fail(name, f"the event's arrays hold more than {MAX_ELEMENTS} values")
 
     def fail(self, name: str, msg: str) -> DecodeError:
         return DecodeError(f"{self.label}: field '{name}': {msg}")
 
-    def take(self, n: int, name: str) -> bytes:
-        if n < 0 or self.pos + n > len(self.data):
-            left = len(self.data) - self.pos
-            raise self.fail(name, f"needs {n} bytes at offset {self.pos}, {left} left")
-        b = self.data[self.pos : self.pos + n]
-        self.pos += n
-        return b
+    def take_field(self, n: int, name: str) -> bytes:
+        """:meth:`take` for the field ``name``."""
+        try:
+            return self.take(n)
+        except PayloadValueError as e:
+            raise self.fail(name, str(e)) from None
+
+    def spend_field(self, n: int, name: str, element: int, values: int = 1) -> None:
+        """:meth:`spend` for the field ``name``."""
+        try:
+            self.spend(n, element, values)
+        except PayloadValueError as e:
+            raise self.fail(name, str(e)) from None
 
     def scope(
         self, items: Sequence[Field | Struct], p: Provider
@@ -307,49 +298,21 @@ class PayloadReader:
                 for f in step.fields:  # cut short: field by field, for the error
                     self.item(f, values, raw, inserts, p)
             elif type(step) is String:
-                s = self.utf16(step.name, None)
+                try:
+                    s = self.utf16()
+                except PayloadValueError as e:
+                    raise self.fail(step.name, str(e)) from None
                 values[step.name] = s
                 inserts.append(s)
             elif type(step) is Integers:  # what item() does for them, without its tests
                 n = self.extent(step.count, raw, step.name, "count")
-                numbers = struct.unpack(f"<{n}{step.code}", self.take(n * step.size, step.name))  # type: ignore[operator]
+                raw_bytes = self.take_field(n * step.size, step.name)  # type: ignore[operator]
+                numbers = struct.unpack(f"<{n}{step.code}", raw_bytes)
                 values[step.name] = list(numbers)
                 inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
             else:
                 self.item(step, values, raw, inserts, p)  # type: ignore[arg-type]
         return values, inserts
-
-    def scope_json(self, plan: Sequence[tuple[Step, str]]) -> str | None:
-        """What :meth:`scope` reads with this JSON plan, as JSON text; None at the first
-        thing that does not fit (then :meth:`scope` raises the error)."""
-        parts: list[str] = []
-        raw: dict[str, int] = {}
-        data = self.data
-        for step, text in plan:
-            if type(step) is Run:
-                end = self.pos + step.size
-                if end > len(data):
-                    return None
-                numbers = step.format.unpack_from(data, self.pos)
-                self.pos = end
-                if step.referenced:
-                    raw.update(zip(step.names, numbers, strict=False))
-                parts.append(text.format(*numbers))
-            elif type(step) is String:
-                start = self.pos
-                end = utf16_end(data, start)
-                if end < 0:
-                    return None
-                self.pos = end + 2
-                parts.append(text + _json_text(_utf16(data[start:end], "replace", True)[0]))
-            elif type(step) is Integers:
-                n = raw.get(step.count) if isinstance(step.count, str) else step.count
-                if n is None or not 0 <= n <= MAX_ARRAY or self.pos + n * step.size > len(data):
-                    return None
-                numbers = struct.unpack_from(f"<{n}{step.code}", data, self.pos)
-                self.pos += n * step.size
-                parts.append(f"{text}[{','.join(map(str, numbers))}]")
-        return "{" + ",".join(parts) + "}"
 
     def item(
         self,
@@ -371,7 +334,7 @@ class PayloadReader:
             if n is None:
                 v: Any = self.scope(item.fields, p)[0]
             else:
-                self.spend(n, item.name, element_size(item), max(1, len(item.fields)))
+                self.spend_field(n, item.name, element_size(item), max(1, len(item.fields)))
                 v = [self.scope(item.fields, p)[0] for _ in range(n)]
             values[item.name] = v
             inserts.append(json.dumps(v, sort_keys=True) if self.want_inserts else "")
@@ -385,11 +348,11 @@ class PayloadReader:
             inserts.append(shown)
         elif length is None and _plain(item, counted=True):
             size, fmt = _INT_FORMATS[item.in_type.code]  # type: ignore[union-attr]
-            numbers = struct.unpack(f"<{n}{fmt[1]}", self.take(n * size, item.name))
+            numbers = struct.unpack(f"<{n}{fmt[1]}", self.take_field(n * size, item.name))
             values[item.name] = list(numbers)
             inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
         else:
-            self.spend(n, item.name, element_size(item))
+            self.spend_field(n, item.name, element_size(item))
             triples = [self.one(item, length, p) for _ in range(n)]
             values[item.name] = [t[0] for t in triples]
             inserts.append(", ".join(t[1] for t in triples) if self.want_inserts else "")
@@ -413,17 +376,22 @@ class PayloadReader:
 
     def one(self, f: Field, length: int | None, p: Provider | None) -> tuple[Any, str, int | None]:
         """One value: (JSON value, insert text, integer value or None)."""
+        try:
+            return self._one(f, length, p)
+        except PayloadValueError as e:
+            raise self.fail(f.name, str(e)) from None
+
+    def _one(self, f: Field, length: int | None, p: Provider | None) -> tuple[Any, str, int | None]:
         it = f.in_type.code if f.in_type else -1
-        name = f.name
         if it == _UNICODE and length is None:  # the most common type after integers
-            s = self.utf16(name, None)
+            s = self.utf16()
             return s, s, None
         out = (f.out_type.qname if f.out_type else None) or (
             f.in_type.default_out if f.in_type else None
         )
         if it in _INT_FORMATS:
             size, fmt = _INT_FORMATS[it]
-            raw_bytes = self.take(size, name)
+            raw_bytes = self.take(size)
             if it == _UINT16 and out == "win:Port":
                 v = int.from_bytes(raw_bytes, "big")
                 return v, str(v), v
@@ -446,53 +414,36 @@ class PayloadReader:
                 return shown, shown, v
             return v, str(v), v
         if it in _REALS:
-            single = it == _FLOAT
-            v = struct.unpack("<f" if single else "<d", self.take(4 if single else 8, name))[0]
-            if not math.isfinite(v):
-                return repr(v), repr(v), None  # JSON has no NaN or infinity
-            return v, repr(v), None
+            r = self.number(it)
+            if not math.isfinite(r):
+                return repr(r), repr(r), None  # JSON has no NaN or infinity
+            return r, repr(r), None
         if it == _BOOLEAN:
-            v = struct.unpack("<i", self.take(4, name))[0]
-            return bool(v), "true" if v else "false", v
-        if it == _UNICODE:
-            s = self.utf16(name, length)
-            return s, s, None
-        if it == _ANSI:
-            s = self.ansi(name, length, out)
-            return s, s, None
-        if it == _COUNTED_UNICODE:
-            nbytes = struct.unpack("<H", self.take(2, name))[0]
-            s = _utf16(self.take(nbytes, name), "replace", True)[0]
-            return s, s, None
-        if it == _COUNTED_ANSI:
-            nbytes = struct.unpack("<H", self.take(2, name))[0]
-            s = ansi_text(self.take(nbytes, name), out)
+            b = int(self.number(it))
+            return bool(b), "true" if b else "false", b
+        if it in _STRINGS:
+            s = self.value(it, length, utf8=out == "win:Utf8")  # type: ignore[assignment]
             return s, s, None
         if it in _BINARIES:
-            if it == _COUNTED_BINARY:
-                length = struct.unpack("<H", self.take(2, name))[0]
-            if length is None:
-                raise self.fail(name, "win:Binary needs a length")
-            b = self.take(length, name)
-            return self.binary(name, b, out)
+            blob = self.counted() if it == _COUNTED_BINARY else self.binary(length)
+            return self.binary_value(blob, out)
         if it == _GUID:
-            g = "{" + str(uuid.UUID(bytes_le=self.take(16, name))).upper() + "}"
+            g = "{" + str(self.guid()).upper() + "}"
             return g, g, None
         if it == _POINTER:
-            v = int.from_bytes(self.take(self.ptr, name), "little")
-            s = f"0x{v:X}"
-            return s, s, v
+            p_value = int(self.number(it))
+            s = f"0x{p_value:X}"
+            return s, s, p_value
         if it == _FILETIME:
-            v = struct.unpack("<Q", self.take(8, name))[0]
-            s = filetime_text(v)
+            s = filetime_text(self.filetime())
             return s, s, None
         if it == _SYSTEMTIME:
-            s = self.systemtime(name)
+            s = self.systemtime_text()
             return s, s, None
         if it == _SID:
-            s = self.sid(name, length)
+            s = self.sid(length)
             return s, s, None
-        raise self.fail(name, f"cannot decode inType {f.in_type_text!r}")
+        raise PayloadValueError(f"cannot decode inType {f.in_type_text!r}")
 
     def _text(self, string_id: str | None) -> str | None:
         return self.dec.text(string_id) if self.dec is not None else None
@@ -516,61 +467,26 @@ class PayloadReader:
             names.append(f"0x{rest:X}")
         return names
 
-    def utf16(self, name: str, length: int | None) -> str:
-        if length is not None:
-            raw = _utf16(self.take(2 * length, name), "replace", True)[0]
-            return raw.split("\0", 1)[0]
-        end = utf16_end(self.data, self.pos)
-        if end < 0:
-            raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-        s = _utf16(self.data[self.pos : end], "replace", True)[0]
-        self.pos = end + 2
-        return s
-
-    def ansi(self, name: str, length: int | None, out: str | None) -> str:
-        if length is not None:
-            return ansi_text(self.take(length, name), out).split("\0", 1)[0]
-        end = self.data.find(b"\0", self.pos)
-        if end < 0:
-            raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-        s = ansi_text(self.data[self.pos : end], out)
-        self.pos = end + 1
-        return s
-
-    def binary(self, name: str, b: bytes, out: str | None) -> tuple[Any, str, int | None]:
+    def binary_value(self, b: bytes, out: str | None) -> tuple[Any, str, int | None]:
         if out == "win:IPv6":
             if len(b) != 16:
-                raise self.fail(name, f"an IPv6 address needs 16 bytes, not {len(b)}")
+                raise PayloadValueError(f"an IPv6 address needs 16 bytes, not {len(b)}")
             s = str(ipaddress.IPv6Address(b))
             return s, s, None
         if out == "win:SocketAddress":
             sa = socket_address(b)
             if sa is None:
-                raise self.fail(name, f"{len(b)} bytes are no IPv4/IPv6 socket address")
+                raise PayloadValueError(f"{len(b)} bytes are no IPv4/IPv6 socket address")
             return sa, sa, None
         h = "0x" + b.hex().upper()
         return h, h, None
 
-    def systemtime(self, name: str) -> str:
-        y, mo, _dow, d, h, mi, s, ms = struct.unpack("<8H", self.take(16, name))
+    def systemtime_text(self) -> str:
+        y, mo, _dow, d, h, mi, s, ms = self.systemtime()
         try:
             t = dt.datetime(y, mo, d, h, mi, s, ms * 1000)
         except ValueError as e:
-            raise self.fail(
-                name, f"SYSTEMTIME {y}-{mo}-{d} {h}:{mi}:{s}.{ms} is invalid ({e})"
+            raise PayloadValueError(
+                f"SYSTEMTIME {y}-{mo}-{d} {h}:{mi}:{s}.{ms} is invalid ({e})"
             ) from None
         return t.isoformat(timespec="milliseconds")
-
-    def sid(self, name: str, length: int | None) -> str:
-        start = self.pos
-        head = self.take(8, name)
-        rev, n = head[0], head[1]
-        if rev != 1 or n > 15:
-            raise self.fail(
-                name, f"bytes at offset {start} are no SID (revision {rev}, {n} sub-authorities)"
-            )
-        subs = struct.unpack(f"<{n}I", self.take(4 * n, name))
-        auth = int.from_bytes(head[2:8], "big")
-        if length is not None and length > 8 + 4 * n:
-            self.take(length - 8 - 4 * n, name)
-        return "S-1-" + "-".join(str(x) for x in (auth, *subs))

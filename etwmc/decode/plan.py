@@ -15,8 +15,8 @@ Each step decodes exactly as the general code decodes its items; a run cut short
 the end of the payload is read field by field, so its error names the field.
 
 A plan of runs, strings and integer arrays only, whose fields' names all differ, can
-also write its values straight to JSON text (:func:`json_plan`): each step with the
-text that comes before its values.
+also write its values straight to JSON text (:func:`json_plan`, :func:`write_json`):
+each step with the text that comes before its values.
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ import json
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
+from json.encoder import encode_basestring  # a str as JSON, ensure_ascii=False
 
 from .. import winmeta as wm
 from ..model import Field, Struct
+from ..payloadvalues import MAX_ARRAY, utf16_text
 
 # inType code -> (size, struct format) of the integer types
 INT_FORMATS: dict[int, tuple[int, str]] = {
@@ -139,23 +141,88 @@ def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
     return steps
 
 
-def json_plan(steps: Sequence[Step]) -> list[tuple[Step, str]] | None:
-    """Each step with the JSON text before its values: for a run, a format with a
-    ``{}`` per field (``"a":{},"b":{}``); for a string or an array, its key and colon.
-    None when a step is of another kind or two fields have one name (a dict keeps one)."""
-    out: list[tuple[Step, str]] = []
+# what a JSON plan's step is, as a number compared in the hot loop
+RUN, STRING, INTEGERS, POINTER = 0, 1, 2, 3
+JsonPlan = list[tuple[int, Step, str]]
+
+
+def json_plan(steps: Sequence[Step]) -> JsonPlan | None:
+    """Each step with its kind and the JSON text before its values: for a run, a
+    ``%``-format with a ``%d`` per field (``"a":%d,"b":%d``); for a string, an array
+    or a pointer (a lone win:Pointer field), its key and colon.  None when a step is of
+    another kind or two fields have one name (a dict keeps one)."""
+    out: JsonPlan = []
     names: list[str] = []
     for step in steps:
         if type(step) is Run:
-            keys = [
-                json.dumps(n, ensure_ascii=False).replace("{", "{{").replace("}", "}}")
-                for n in step.names
-            ]
-            out.append((step, ",".join(f"{k}:{{}}" for k in keys)))
+            keys = [json.dumps(n, ensure_ascii=False).replace("%", "%%") for n in step.names]
+            out.append((RUN, step, ",".join(f"{k}:%d" for k in keys)))
             names += step.names
-        elif type(step) is String or type(step) is Integers:
-            out.append((step, json.dumps(step.name, ensure_ascii=False) + ":"))
+        elif isinstance(step, String | Integers | Field):
+            if type(step) is String:
+                kind = STRING
+            elif type(step) is Integers:
+                kind = INTEGERS
+            elif type(step) is Field and _pointer(step):
+                kind = POINTER
+            else:
+                return None
+            out.append((kind, step, json.dumps(step.name, ensure_ascii=False) + ":"))
             names.append(step.name)
         else:
             return None
     return out if len(set(names)) == len(names) else None
+
+
+def _pointer(step: Field) -> bool:
+    return (
+        step.in_type is not None
+        and step.in_type.code == wm.InTypeCode.POINTER
+        and step.count is None
+        and step.length is None
+        and not step.map
+    )
+
+
+def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int] | None:
+    """The fields a JSON plan reads from ``data`` as JSON text (what ``json.dumps``
+    writes for the values the payload reader makes of them), and the bytes they used;
+    None at the first thing that does not fit (the payload reader then says why)."""
+    parts: list[str] = []
+    raw: dict[str, int] = {}
+    pos = 0
+    size = len(data)
+    for kind, step, text in plan:
+        if kind == RUN:
+            end = pos + step.size  # type: ignore[union-attr]
+            if end > size:
+                return None
+            numbers = step.format.unpack_from(data, pos)  # type: ignore[union-attr]
+            pos = end
+            if step.referenced:  # type: ignore[union-attr]
+                raw.update(zip(step.names, numbers, strict=False))  # type: ignore[union-attr]
+            parts.append(text % numbers)
+        elif kind == STRING:
+            end = data.find(b"\0\0", pos)
+            while end >= 0 and (end - pos) & 1:  # the NUL code unit at an even distance
+                end = data.find(b"\0\0", end + 1)
+            if end < 0:
+                return None
+            parts.append(text + encode_basestring(utf16_text(data[pos:end])))
+            pos = end + 2
+        elif kind == POINTER:  # as the payload reader shows it: hex digits in a string
+            end = pos + pointer_size
+            if end > size:
+                return None
+            parts.append(f'{text}"0x{int.from_bytes(data[pos:end], "little"):X}"')
+            pos = end
+        else:
+            count = step.count  # type: ignore[union-attr]
+            n = raw.get(count) if isinstance(count, str) else count
+            width = step.size  # type: ignore[union-attr]
+            if n is None or not 0 <= n <= MAX_ARRAY or pos + n * width > size:
+                return None
+            numbers = struct.unpack_from(f"<{n}{step.code}", data, pos)  # type: ignore[union-attr]
+            pos += n * width
+            parts.append(f"{text}[{','.join(map(str, numbers))}]")
+    return "{" + ",".join(parts) + "}", pos

@@ -235,7 +235,7 @@ def _scope(r: PayloadReader, fields: Sequence[TlField]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for f in fields:
         if f.arity == VCOUNT:
-            n = struct.unpack("<H", r.take(2, f.name))[0]
+            n = struct.unpack("<H", r.take_field(2, f.name))[0]
         elif f.arity == CCOUNT:
             n = f.count
         else:
@@ -243,10 +243,10 @@ def _scope(r: PayloadReader, fields: Sequence[TlField]) -> dict[str, Any]:
             continue
         if n > MAX_ARRAY:
             raise r.fail(f.name, f"count {n} is out of range")
-        r.spend(n, f.name, f.size, max(1, len(f.children)))
+        r.spend_field(n, f.name, f.size, max(1, len(f.children)))
         if f.out_type == OUT_STRING and f.in_type in _CHARACTER_ARRAYS:
             wide = f.in_type == _WIDE_CHARACTERS
-            raw = r.take(n * (2 if wide else 1), f.name)
+            raw = r.take_field(n * (2 if wide else 1), f.name)
             text = raw.decode("utf-16-le" if wide else "cp1252", errors="replace")
             values[f.name] = text.split("\0", 1)[0]
             continue
@@ -258,8 +258,8 @@ def _one(r: PayloadReader, f: TlField) -> Any:
     if f.in_type == STRUCT:
         return _scope(r, f.children)
     if f.field is None:  # a custom type: u16 size, then bytes in its own format
-        size = struct.unpack("<H", r.take(2, f.name))[0]
-        return "0x" + r.take(size, f.name).hex().upper()
+        size = struct.unpack("<H", r.take_field(2, f.name))[0]
+        return "0x" + r.take_field(size, f.name).hex().upper()
     return r.one(f.field, None, None)[0]
 
 

@@ -1,4 +1,4 @@
-"""Values as decoders show them: times, addresses, integers in hex, 8-bit text."""
+"""Values as decoders show them: times, addresses, integers in hex."""
 
 from __future__ import annotations
 
@@ -11,15 +11,6 @@ from .plan import HEX_OUTS
 _HEX_INTEGERS = frozenset({InTypeCode.HEX_INT32, InTypeCode.HEX_INT64})
 
 
-def utf16_end(data: bytes, start: int) -> int:
-    """Where the UTF-16 string at ``start`` ends: its first NUL code unit, a 00 00 pair
-    at an even distance (-1 when none)."""
-    end = data.find(b"\0\0", start)
-    while end >= 0 and (end - start) & 1:
-        end = data.find(b"\0\0", end + 1)
-    return end
-
-
 def format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
     if in_type in _HEX_INTEGERS and out not in HEX_OUTS:
         return f"0x{v:0{2 * size}X}"
@@ -27,12 +18,6 @@ def format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
         width = HEX_OUTS[out]
         return f"0x{v & ((1 << (8 * size)) - 1):0{width}X}"
     return v
-
-
-def ansi_text(b: bytes, out: str | None) -> str:
-    if out == "win:Utf8":
-        return b.decode("utf-8", errors="replace")
-    return b.decode("cp1252", errors="replace")
 
 
 def trim(text: str | None) -> str | None:

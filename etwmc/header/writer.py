@@ -138,7 +138,8 @@ class ProviderNames:
         if e.symbol:
             return e.symbol
         d = descriptor(self.p, e)
-        return f"{self.sym}_EVENT_0x{d[0]:x}_" + "_".join(f"{v:x}" for v in d[1:])
+        rest = (d.version, d.channel, d.level, d.opcode, d.task, d.keyword)
+        return f"{self.sym}_EVENT_0x{d.id:x}_" + "_".join(f"{v:x}" for v in rest)
 
 
 def _section(title: str) -> list[str]:
@@ -317,6 +318,7 @@ class HeaderWriter:
             sym = n.event(e)
             what = f"event {e.value} (version {e.version})"
             self.names.define(sym, what, e.span)
+            # the fields in the order of EVENT_DESCRIPTOR's members, as its initializer
             values = ", ".join(hexnum(v) for v in descriptor(p, e))
             self.out(f"ETWMC_SELECTANY_CONST EVENT_DESCRIPTOR {sym} = {{{values}}};")
             value = hexnum(e.value)

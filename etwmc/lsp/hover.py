@@ -95,17 +95,17 @@ def node_text(m: Manifest, p: Provider | None, node: Node) -> str:
 
 
 def event_text(m: Manifest, p: Provider, e: Event) -> str:
-    eid, version, channel, level, opcode, task, keyword = descriptor(p, e)
+    d = descriptor(p, e)
     ident = e.symbol or e.name
-    head = f"**event {eid}**" + (f" {_code(ident)}" if ident else "")
+    head = f"**event {d.id}**" + (f" {_code(ident)}" if ident else "")
     rows = [
-        ("id", str(eid), None),
-        ("version", str(version), None),
-        ("channel", str(channel), e.channel.chid or e.channel.name if e.channel else None),
-        ("level", str(level), e.level.name if e.level else None),
-        ("opcode", str(opcode), e.opcode.name if e.opcode else None),
-        ("task", str(task), e.task.name if e.task else None),
-        ("keyword", f"0x{keyword:X}", " ".join(k.name for k in e.keywords) or None),
+        ("id", str(d.id), None),
+        ("version", str(d.version), None),
+        ("channel", str(d.channel), e.channel.chid or e.channel.name if e.channel else None),
+        ("level", str(d.level), e.level.name if e.level else None),
+        ("opcode", str(d.opcode), e.opcode.name if e.opcode else None),
+        ("task", str(d.task), e.task.name if e.task else None),
+        ("keyword", f"0x{d.keyword:X}", " ".join(k.name for k in e.keywords) or None),
     ]
     width = max(len(v) for _, v, _ in rows)
     lines = [f"{k:8} {v:<{width}}  {n}".rstrip() if n else f"{k:8} {v}" for k, v, n in rows]

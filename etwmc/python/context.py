@@ -25,12 +25,12 @@ from dataclasses import dataclass
 from ..descriptors import (
     START_OPCODE,
     STOP_OPCODE,
-    Descriptor,
     checked_traits,
     descriptor,
     enable_pairs,
 )
 from ..diagnostics import Diagnostic
+from ..eventdescriptor import EventDescriptor
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
 from ..winmeta import LEVELS, OPCODES
@@ -229,7 +229,7 @@ def _event_doc(
     manifest: Manifest,
     ev: Event,
     ident: str,
-    d7: Descriptor,
+    d7: EventDescriptor,
     names: EnumNames,
     plan: Plan | None,
     ns: str,
@@ -240,7 +240,7 @@ def _event_doc(
     text = manifest.text(ev.message)
     if text:
         paragraphs.append("Message: " + docstrings.message(text, plan.names if plan else []))
-    level = names.get(("level", d7[3]), _local(ev.level.name) if ev.level else str(d7[3]))
+    level = names.get(("level", d7.level), _local(ev.level.name) if ev.level else str(d7.level))
     opcode = _named(names, ev.opcode, ev.opcode.builtin, ev.opcode.name) if ev.opcode else "Info"
     task = _named(names, ev.task, ev.task.builtin, ev.task.name) if ev.task else "none"
     keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords) or "none"
@@ -251,8 +251,9 @@ def _event_doc(
     )
     paragraphs.append(
         [
-            f"Level: {level} ({d7[3]}); opcode: {opcode} ({d7[4]}); task: {task} ({d7[5]}).",
-            f"Keywords: {keywords} ({_hex(ev.keyword_mask)}); channel: {channel} ({d7[2]}).",
+            f"Level: {level} ({d7.level}); opcode: {opcode} ({d7.opcode}); task: {task} "
+            f"({d7.task}).",
+            f"Keywords: {keywords} ({_hex(ev.keyword_mask)}); channel: {channel} ({d7.channel}).",
             f"(The enums of {ns} name these values.)",
         ]
     )
@@ -335,7 +336,7 @@ def _build(
                 if ev.template is not None and ev.template.items and id(ev.template) not in checked:
                     checked.add(id(ev.template))
                     template_problems(ev.template, f"template {ev.template.tid!r}", diags)
-                _claim_functions(mod, ident, d7[4])
+                _claim_functions(mod, ident, d7.opcode)
             continue
         # What every provider's part of the module uses (see the template).
         for name in ("enum", "Final", "EnableState", "ProviderRuntime"):
@@ -370,13 +371,13 @@ def _build(
             layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1
-            keyword = _hex(d7[6])
-            id_, ver, channel, level, op, task = d7[:6]
+            keyword = _hex(d7.keyword)
             arguments = (
-                f"    id={id_},\n    version={ver},\n    channel={channel},\n"
-                f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
+                f"    id={d7.id},\n    version={d7.version},\n    channel={d7.channel},\n"
+                f"    level={d7.level},\n    opcode={d7.opcode},\n    task={d7.task},\n"
+                f"    keyword={keyword},"
             )
-            write, is_enabled, start, stop = _claim_functions(mod, ident, d7[4])
+            write, is_enabled, start, stop = _claim_functions(mod, ident, d7.opcode)
             for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
                 imp.use(name)
             imp.use("_keyword_only")

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import BinaryIO
 
+from .descriptor import EventDescriptor
+
 MAGIC = b"ETWMCEV\0"
 FORMAT_VERSION = 1
 MAX_USER_DATA = 0xFFFF
@@ -85,6 +87,13 @@ class EventRecord:
     related_activity_id: uuid.UUID | None = None
     user_data: bytes = b""
     pointer_size: int = 8
+
+    @property
+    def descriptor(self) -> EventDescriptor:
+        """The event's descriptor fields as one :class:`EventDescriptor`."""
+        return EventDescriptor(
+            self.id, self.version, self.channel, self.level, self.opcode, self.task, self.keyword
+        )
 
 
 def encode_record(record: EventRecord) -> bytes:

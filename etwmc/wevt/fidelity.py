@@ -50,7 +50,7 @@ def event_losses(
     for raw, e in pairs:
         rebuilt = descriptor_values(e)
         for name in _FIELDS:
-            stored = getattr(raw, name)
+            stored = getattr(raw.descriptor, name)
             if stored != rebuilt[name]:
                 lost.setdefault(name, []).append((raw, stored))
     out = []
@@ -68,7 +68,8 @@ def event_losses(
                 W_DESCRIPTOR,
                 span,
                 f"provider '{provider}': {n} event{'s' if n != 1 else ''} (the first is "
-                f"{first.id} version {first.version}, entry at offset 0x{first.offset:x}) "
+                f"{first.descriptor.id} version {first.descriptor.version}, entry at offset "
+                f"0x{first.offset:x}) "
                 f"store{'s' if n == 1 else ''} {name} value{'s' if len(values) != 1 else ''} "
                 f"{shown}{more} that no {name} entry gives; the decompiled manifest "
                 "cannot keep them, so compiling it writes other descriptors",

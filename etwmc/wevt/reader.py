@@ -254,7 +254,10 @@ class _Builder:
 
     def events(self, p: RawProvider, provider: str, refs: _EventRefs) -> tuple[Event, ...]:
         attrs = _event_attributes(p.event_attributes)
-        events = tuple(self.event(e, attrs.get((e.id, e.version)), refs) for e in p.events)
+        events = tuple(
+            self.event(e, attrs.get((e.descriptor.id, e.descriptor.version)), refs)
+            for e in p.events
+        )
         self.losses += event_losses(list(zip(p.events, events, strict=True)), provider, self.span)
         return events
 
@@ -263,12 +266,13 @@ class _Builder:
     ) -> Event:
         name, attributes = attrs or (None, [])
         at = e.offset
+        d = e.descriptor
         return Event(
-            value=e.id,
-            version=e.version,
+            value=d.id,
+            version=d.version,
             name=name,
             attributes=";".join(attributes) if attributes else None,
-            message=self.sid(e.message_id, f"event.{e.id}.{e.version}"),
+            message=self.sid(e.message_id, f"event.{d.id}.{d.version}"),
             level=_ref(refs.levels, e.level_offset, "level", at),
             task=_ref(refs.tasks, e.task_offset, "task", at),
             opcode=_ref(refs.opcodes, e.opcode_offset, "opcode", at),
@@ -298,7 +302,7 @@ class _Builder:
         for k, c in enumerate(p.channels):
             users = users_of.get(c.offset, [])
             if c.flags & 1 and c.name in wm.CHANNELS and users:
-                if all(not (e.keyword >> (63 - k)) & 1 for e in users):
+                if all(not (e.descriptor.keyword >> (63 - k)) & 1 for e in users):
                     unlisted.add(k)
         out = []
         for k, c in enumerate(p.channels):

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..eventdescriptor import EventDescriptor
 from .crim import (
     BMAP,
     CHAN_ENTRY,
@@ -154,13 +155,7 @@ class RawTemplate:
 @dataclass(frozen=True, slots=True)
 class RawEvent:
     offset: int
-    id: int
-    version: int
-    channel: int
-    level: int
-    opcode: int
-    task: int
-    keyword: int
+    descriptor: EventDescriptor  # as the EVNT entry stores it
     message_id: int
     template_offset: int
     opcode_offset: int
@@ -336,8 +331,10 @@ def _task_guid(b: Buf, v: dict[str, Any]) -> None:
     v["event_guid"] = uuid.UUID(bytes_le=v["event_guid"])
 
 
-def _keyword_array(b: Buf, v: dict[str, Any]) -> None:
-    """An event's keywords: ``keyword_count`` KEYW entry offsets at ``keyword_array``."""
+def _event_entry(b: Buf, v: dict[str, Any]) -> None:
+    """An event's descriptor, from the entry's first values; its keywords:
+    ``keyword_count`` KEYW entry offsets at ``keyword_array``."""
+    v["descriptor"] = EventDescriptor(*(v.pop(name) for name in EventDescriptor._fields))
     n, at = v.pop("keyword_count"), v.pop("keyword_array")
     if n:
         b.count(at, n, KEYWORD_REF.size, "event keyword array")
@@ -492,7 +489,7 @@ _BLOCKS: dict[int, Callable[[Buf, int], dict[str, Any]]] = {
     Kind.KEYW: _List(Kind.KEYW, "keywords", KEYW_ENTRY, RawKeyword,
                      texts=(("name", _qname, "keyword name"),)),
     Kind.EVNT: _List(Kind.EVNT, "events", EVNT_ENTRY, RawEvent,
-                     header=LIST_HEADER_EXTRA, finish=_keyword_array),
+                     header=LIST_HEADER_EXTRA, finish=_event_entry),
     Kind.EVTA: _List(Kind.EVTA, "event_attributes", EVTA_ENTRY, _attribute,
                      texts=(("text", _zstring, "event attribute"),), offset=False),
     Kind.FLTR: _List(Kind.FLTR, "filters", FLTR_ENTRY, RawFilter,
