@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .commands import COMMANDS, EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from .gcpolicy import collection_policy
 from .inputs import UsageError
 from .writer import STDOUT, WriteError, guarded_stdout
 
@@ -88,23 +89,23 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def console() -> NoReturn:
-    """The ``etwmc`` command (and ``python -m etwmc``).  A run's objects live until it
-    ends, so the cyclic garbage collector is off while start-up imports, and what that
-    made is frozen out of its sight afterwards (:func:`_settle`): with bench/run.py,
-    lint and compile of ClrEtwAll take about a tenth less CPU time, most of it at exit,
-    where the collector would otherwise scan every module and the model once more."""
+    """The ``etwmc`` command (and ``python -m etwmc``).  The objects start-up makes (the
+    modules, the parser) live until the run ends: the cyclic garbage collector is off
+    while they are imported and they are frozen out of its sight afterwards
+    (:func:`_settle`), so no collection walks them again, at exit least of all; with
+    bench/run.py that took about a tenth off lint's and compile's CPU time.  During the
+    command, :mod:`etwmc.gcpolicy` decides."""
     gc.disable()
     sys.exit(main(after_imports=_settle))
 
 
 def _settle(command: str) -> None:
-    """Called once the command's modules are imported.  A manifest command's work is
-    bounded by its input and makes few cycles: the collector stays off.  ``decode``'s
-    work grows with the trace and ``lsp`` runs as long as the editor (their Command is
-    ``unbounded``), so they collect, but not among start-up's objects."""
+    """Called once the command's modules are imported: start-up's objects are frozen,
+    and the collector is back on for :func:`etwmc.gcpolicy.collection_policy` to pause
+    for the commands that compile manifests (``decode``, ``lsp`` and the others keep it:
+    their work grows with a trace or an editor's session)."""
     gc.freeze()
-    if any(c.unbounded for c in COMMANDS if c.name == command):
-        gc.enable()
+    gc.enable()
 
 
 def main(
@@ -168,7 +169,8 @@ def _main(argv: Sequence[str] | None, after_imports: Callable[[str], None] | Non
     if after_imports is not None:
         after_imports(args.command)
     try:
-        result: int = args._run(args)
+        with collection_policy(args.command):
+            result: int = args._run(args)
         sys.stdout.flush()  # a full or closed output shows here, not at exit
         return result
     except UsageError as e:

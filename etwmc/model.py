@@ -15,6 +15,7 @@ resolved, which the validator reports as an error).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
@@ -285,12 +286,19 @@ class Provider:
     filters: tuple[Filter, ...] = ()
     index: int = 0  # position in the manifest
     span: Span = NOWHERE
+    # Every field with a map= looks its map up by name: a scan of the maps each time
+    # made that quadratic (a provider of 50,000 events has thousands of maps).
+    _maps_by_name: Mapping[str, Map] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, Map] = {}
+        for m in self.maps:
+            by_name.setdefault(m.name, m)  # the first of a name, as references resolve
+        object.__setattr__(self, "_maps_by_name", by_name)
 
     def map_named(self, name: str) -> Map | None:
-        for m in self.maps:
-            if m.name == name:
-                return m
-        return None
+        """The first map called ``name``, or None."""
+        return self._maps_by_name.get(name)
 
     def all_opcodes(self) -> tuple[Opcode, ...]:
         """Provider-level opcodes followed by every task's opcodes."""

@@ -30,7 +30,7 @@ _STORED_BREAK = re.compile(r"(?<!\r)\r\n")
 def table_text(text: str) -> str:
     """A manifest string as the message table stores it (before mc's closing CR LF):
     a line feed without a carriage return before it becomes CR LF."""
-    return _LONE_LF.sub("\r\n", text)
+    return _LONE_LF.sub("\r\n", text) if "\n" in text else text
 
 
 def source_text(stored: str) -> str:

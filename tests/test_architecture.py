@@ -37,7 +37,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.lower", "etwmc.schema"),
     ("etwmc.parse", "etwmc.msgids"),
     ("etwmc.descriptors", "etwmc.guid", "etwmc.naming"),
-    ("etwmc.config",),  # the command line's settings
+    ("etwmc.config", "etwmc.gcpolicy"),  # the command line's settings; its cycle collector
     ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.writer"),
     ("etwmc.journal",),  # all-or-nothing sets of files, their recovery, the folder lock
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes

@@ -335,13 +335,15 @@ def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    ("command", "collects"), [("guid", False), ("compile", False), ("decode", True), ("lsp", True)]
+    ("command", "collects"),
+    [("compile", False), ("lint", False), ("guid", True), ("decode", True), ("lsp", True)],
 )
-def test_the_console_entry_turns_the_collector_off_but_for_unbounded_commands(
+def test_the_console_entry_freezes_start_up_and_collects_as_the_command_needs(
     command: str, collects: bool
 ) -> None:
-    # Start-up's objects are frozen out of the collector; a manifest command runs without
-    # it, decode (whose work grows with the trace) and lsp (as long as the editor) with it.
+    # Start-up's objects are frozen out of the collector; the commands that compile a
+    # manifest run without it (etwmc.gcpolicy), decode (whose work grows with the trace)
+    # and lsp (as long as the editor) and the rest with it.
     code = (
         f"import gc, sys, etwmc.commands.{command} as m\n"
         "def probe(args):\n"

@@ -45,9 +45,6 @@ class Command:
     name: str
     summary: str
     raw: bool = False  # the module parses its own arguments (mc's command line)
-    # Its work grows with its input or its running time (a trace, an editor's session),
-    # not with one manifest: the cyclic garbage collector stays on (etwmc.cli.console).
-    unbounded: bool = False
 
     @property
     def module(self) -> str:
@@ -59,13 +56,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("compile", "compile manifests into Python provider modules and binary resources"),
     Command("mc", "mc.exe's command line: C/C++ header, .rc, TEMP.BIN, message tables", raw=True),
     Command("decompile", "rebuild a manifest from a WEVT_TEMPLATE blob"),
-    Command("decode", "decode an .etl trace (or an etwmc event file) into events", unbounded=True),
+    Command("decode", "decode an .etl trace (or an etwmc event file) into events"),
     Command("diff", "report changes between two manifests that break decoders or consumers"),
     Command("guid", "the provider GUID derived from a name (EventSource/TraceLogging rule)"),
     Command("rule", "explain a diagnostic code: meaning, mc.exe's behaviour, example, fix"),
-    Command(
-        "lsp",
-        "the language server for editors (stdio): diagnostics, completion, hover...",
-        unbounded=True,
-    ),
+    Command("lsp", "the language server for editors (stdio): diagnostics, completion, hover..."),
 )

@@ -49,6 +49,8 @@ def parse_int(text: str | None) -> int | None:
     """Decimal or 0x-hex, as the manifest's UIntN unions allow; None when unreadable."""
     if text is None:
         return None
+    if text.isdigit() and text.isascii():  # most numbers: plain decimal, nothing around
+        return int(text)
     t = text.strip()
     try:
         if t[:2] in ("0x", "0X"):

@@ -52,7 +52,12 @@ def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str
         lines.append("")
         if isinstance(p, str):
             width = WIDTH - len(indent)
-            wrapped = textwrap.wrap(" ".join(p.split()), width, break_on_hyphens=False)
+            text = " ".join(p.split())
+            # A text that fits is the one line textwrap would make of it (none if empty).
+            if len(text) <= width:
+                wrapped = [text] if text else []
+            else:
+                wrapped = textwrap.wrap(text, width, break_on_hyphens=False)
             lines.extend(indent + escaped(w, quote) for w in wrapped)
         else:
             lines.extend(_line(indent, line, quote) for line in p)

@@ -40,7 +40,13 @@ def _escape(s: str, quote: str) -> str:
 def escaped(s: str, quote: str) -> str:
     """``s`` as the inside of a literal delimited by ``quote``: printable ASCII but for
     ``quote`` and the backslash, which are escaped, as is everything else."""
+    if _UNESCAPED[quote].fullmatch(s):
+        return s  # what _escape gives, without its per-character loop: most text
     return _escape(s, quote)
+
+
+# Printable ASCII but for the quote and the backslash: what _escape leaves as it is.
+_UNESCAPED = {'"': re.compile(r"[ !#-\[\]-~]*"), "'": re.compile(r"[ -&(-\[\]-~]*")}
 
 
 def _quote(s: str) -> str:

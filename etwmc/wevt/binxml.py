@@ -34,6 +34,7 @@ import math
 import re
 import struct
 from collections.abc import Sequence
+from typing import Final
 
 from ..digest import sha256
 from ..model import Field, Struct, Template, XmlNode
@@ -181,26 +182,28 @@ def template_tree(template: Template) -> _Elem:
 def xml_text(e: _Elem) -> str:
     """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
     parts: list[str] = []
-
-    def walk(el: _Elem) -> None:
-        parts.append("<" + el.xml_name)
-        for _, q, v in el.attrs:
-            parts.append(f' {q}="{_esc_attr(v)}"')
-        if not el.children:
-            parts.append("/>")
-            return
-        parts.append(">")
-        for c in el.children:
-            if isinstance(c, _Ws):
-                parts.append(c)
-            elif isinstance(c, str):
-                parts.append(_esc_text(c))
-            else:
-                walk(c)
-        parts.append(f"</{el.xml_name}>")
-
-    walk(e)
+    _xml_parts(e, parts)
     return "".join(parts)
+
+
+def _xml_parts(el: _Elem, parts: list[str]) -> None:
+    # A module-level function, not a closure that calls itself: such a closure is a
+    # reference cycle, left for the cycle collector with the parts it holds.
+    parts.append("<" + el.xml_name)
+    for _, q, v in el.attrs:
+        parts.append(f' {q}="{_esc_attr(v)}"')
+    if not el.children:
+        parts.append("/>")
+        return
+    parts.append(">")
+    for c in el.children:
+        if isinstance(c, _Ws):
+            parts.append(c)
+        elif isinstance(c, str):
+            parts.append(_esc_text(c))
+        else:
+            _xml_parts(c, parts)
+    parts.append(f"</{el.xml_name}>")
 
 
 # --------------------------------------------------------------------------- BinXML
@@ -326,8 +329,93 @@ def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> byte
 def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[bytes, bytes]:
     """(template id, padded BinXML) for one template."""
     types = value_types(template)
+    if template.user_data is None:
+        text, data = _event_data_encoded(template, types)
+        return template_id(text, types, legacy=legacy_ids), data
     tree = template_tree(template)
     return template_id(xml_text(tree), types, legacy=legacy_ids), binxml(tree, types)
+
+
+# --------------------------------------------------------------------------- EventData
+
+# Most templates are EventData, whose shape is fixed (one element per item, each with
+# one attribute and one substitution): their XML text and BinXML are written straight
+# from the template, without the element tree, which costs several times more.  A test
+# holds both ways to the same bytes.
+
+
+@functools.cache
+def _name_bytes(name: str) -> bytes:
+    """An inline name (:func:`_name`) of one of the few fixed names below."""
+    out = bytearray()
+    _name(out, name)
+    return bytes(out)
+
+
+_OPEN: Final = bytes((BX_OPEN_START,)) + struct.pack("<H", BX_NO_DEPENDENCY)
+_OPEN_ATTRS: Final = bytes((BX_OPEN_START | BX_MORE,)) + struct.pack("<H", BX_NO_DEPENDENCY)
+_STRING_VALUE: Final = struct.Struct("<BBH")
+_SUBSTITUTION: Final = struct.Struct("<BHB")
+_U32: Final = struct.Struct("<I")
+
+
+def _name_attribute(value: str) -> bytes:
+    """The attribute list of an element whose one attribute is ``Name="value"``."""
+    data = _units(value)
+    entry = b"".join(
+        (
+            bytes((BX_ATTRIBUTE,)),
+            _name_bytes("Name"),
+            _STRING_VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2),
+            data,
+        )
+    )
+    return _U32.pack(len(entry)) + entry
+
+
+def _item_element(tag: str, name: str | None, n: int, types: Sequence[int]) -> bytes:
+    """``<tag [Name="name"]>%n</tag>``."""
+    body = b"".join(
+        (
+            _name_bytes(tag),
+            _name_attribute(name) if name is not None else b"",
+            bytes((BX_CLOSE_START,)),
+            _SUBSTITUTION.pack(BX_SUBSTITUTION, n - 1, types[n - 1]),
+            bytes((BX_END_ELEMENT,)),
+        )
+    )
+    return (_OPEN if name is None else _OPEN_ATTRS) + _U32.pack(len(body)) + body
+
+
+def _event_data_encoded(template: Template, types: Sequence[int]) -> tuple[str, bytes]:
+    """(XML text, padded BinXML) of an EventData template, as :func:`_event_data`'s
+    tree gives them through :func:`xml_text` and :func:`binxml`."""
+    items = template.items
+    shown = items[:-2] if template.binary is not None else items
+    texts: list[str] = []
+    elements: list[bytes] = []
+    for n, item in enumerate(shown, 1):
+        tag = "ComplexData" if isinstance(item, Struct) else "Data"
+        texts.append(f'<{tag} Name="{_esc_attr(item.name)}">%{n}</{tag}>')
+        elements.append(_item_element(tag, item.name, n, types))
+    if template.binary is not None:
+        texts.append(f"<Binary>%{len(items)}</Binary>")
+        elements.append(_item_element("Binary", None, len(items), types))
+    name = template.name
+    head = "<EventData" if name is None else f'<EventData Name="{_esc_attr(name)}"'
+    text = f"{head}>{''.join(texts)}</EventData>" if texts else head + "/>"
+    body = b"".join(
+        (
+            _name_bytes("EventData"),
+            _name_attribute(name) if name is not None else b"",
+            bytes((BX_CLOSE_START,)),
+            *elements,
+            bytes((BX_END_ELEMENT,)),
+        )
+    )
+    root = (_OPEN if name is None else _OPEN_ATTRS) + _U32.pack(len(body)) + body
+    data = b"".join((BX_FRAGMENT, root, bytes((BX_END_OF_FRAGMENT,))))
+    return text, data + b"\0" * (-len(data) % 4)
 
 
 # --------------------------------------------------------------------------- MD5 (mc 8.1)

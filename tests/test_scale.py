@@ -1,0 +1,199 @@
+"""What keeps a compile linear in the size of its manifest, asserted as behaviour (work
+counted, garbage found), never as time: bench/run.py measures the time."""
+
+from __future__ import annotations
+
+import gc
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import corpus_files
+from etwmc import __version__, cli, winmeta
+from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
+from etwmc.header import HeaderOptions, build_header
+from etwmc.model import BINARY_LENGTH_FIELD, Field, Map, Provider, Struct, Template
+from etwmc.pe import resource_dll
+from etwmc.python import check, docstrings, generate, literals
+from etwmc.validate import check_file
+from etwmc.wevt import binary_outputs, binxml, output_diagnostics
+
+VALID = Path(__file__).parent / "manifests" / "valid"
+
+
+class _CountedName(str):
+    """A map name that counts the comparisons made with it."""
+
+    compared = 0
+
+    def __eq__(self, other: object) -> bool:
+        _CountedName.compared += 1
+        return str.__eq__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_map_is_found_by_name_without_a_scan() -> None:
+    maps = tuple(Map(kind="value", name=_CountedName(f"Map{i}")) for i in range(2000))
+    p = Provider(name="P", guid=uuid.UUID(int=1), maps=maps)
+    _CountedName.compared = 0
+    found = [p.map_named(f"Map{i}") for i in range(2000)]
+    assert found == list(maps)
+    # A scan compares about 1,000 names per lookup; a table one or none.
+    assert _CountedName.compared <= 2000
+
+
+def test_map_named_gives_the_first_of_a_name() -> None:
+    first, second = Map(kind="value", name="M"), Map(kind="bit", name="M")
+    p = Provider(name="P", guid=uuid.UUID(int=1), maps=(first, second))
+    assert p.map_named("M") is first
+    assert p.map_named("N") is None
+
+
+# Real manifests with every kind of template (UserData, structs, maps, counts).
+_REAL = (
+    "microsoft__perfview__ClrEtwAll.man",
+    "microsoft__Tx__SystemEvents.man",
+    "gix__event-trace-kit__TypeMangling.man",
+    "PowerShell__PowerShell__PowerShell.Core.Instrumentation.man",
+)
+
+
+def _manifests() -> list[Path]:
+    return sorted(VALID.glob("*.man")) + [p for p in corpus_files() if p.name in _REAL]
+
+
+@pytest.fixture
+def collector_off() -> Iterator[None]:
+    gc.collect()
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@pytest.mark.parametrize("path", _manifests(), ids=lambda p: p.name)
+def test_compiling_leaves_no_reference_cycles(path: Path, collector_off: None) -> None:
+    """Every stage of a compile frees what it made by reference counting alone, which
+    is what lets the command line switch the cycle collector off (etwmc.gcpolicy)."""
+    checked = check_file(path)
+    manifest = checked.manifest
+    if manifest is None or not checked.ok:
+        pytest.skip("not compilable")
+    check(manifest)
+    output_diagnostics(manifest)
+    generate(manifest, source=path.name, version=__version__)
+    outputs = binary_outputs(manifest, "x")
+    binary_outputs(manifest, "x", version=3, legacy_ids=True)
+    build_header(manifest, HeaderOptions())
+    build_header(manifest, HeaderOptions(kernel=True))
+    resource_dll(manifest, outputs=outputs, base="x")
+    del checked, manifest, outputs
+    assert gc.collect() == 0
+
+
+def test_compile_commands_run_without_automatic_collection() -> None:
+    assert PAUSED_COMMANDS == {"lint", "compile", "mc"}
+    assert gc.isenabled()
+    for command in PAUSED_COMMANDS:
+        with collection_policy(command):
+            assert not gc.isenabled()
+        assert gc.isenabled()
+    with collection_policy("decode"):
+        assert gc.isenabled()
+
+
+def test_the_policy_leaves_a_collector_that_was_off_off(collector_off: None) -> None:
+    with collection_policy("compile"):
+        assert not gc.isenabled()
+    assert not gc.isenabled()
+
+
+def test_the_collector_is_back_after_a_command_fails(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), collection_policy("compile"):
+        raise RuntimeError
+    assert gc.isenabled()
+
+
+def test_the_command_line_compiles_with_the_collector_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from etwmc.commands import compile as command
+
+    seen: list[bool] = []
+    real = command.compile_manifest
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "compile_manifest", spy)
+    manifest = VALID / "template_edges.man"
+    assert cli.main(["compile", str(manifest), "-o", str(tmp_path)]) == 0
+    assert seen == [False]
+    assert gc.isenabled()  # a process that runs commands in turn gets it back
+
+
+def _templates() -> list[Template]:
+    found: list[Template] = []
+    for path in _manifests() + sorted(VALID.parent.glob("invalid/*.man")):
+        manifest = check_file(path).manifest
+        if manifest is not None:
+            found += [t for p in manifest.providers for t in p.templates]
+    u32 = winmeta.in_type("win:UInt32")
+    odd = 'a"b&c<d>\te\nf\rg'
+    for name in (None, "", odd):
+        found.append(Template(tid="t", name=name))
+        found.append(
+            Template(
+                tid="t",
+                name=name,
+                items=(
+                    Field(name=odd, in_type=u32, in_type_text="win:UInt32", count=2),
+                    Struct(name="s", fields=(Field(name="m", in_type=u32, in_type_text="x"),)),
+                    Field(name=BINARY_LENGTH_FIELD, in_type=u32, in_type_text="win:UInt32"),
+                    Field(name="b", in_type=None, in_type_text="win:Nope", length="L"),
+                ),
+                binary="b",
+            )
+        )
+    return found
+
+
+def test_eventdata_templates_are_encoded_as_their_element_tree_is() -> None:
+    """The direct EventData encoder gives the XML text (which the template id hashes) and
+    the BinXML that the element tree gives: every template read, and odd ones."""
+    templates = [t for t in _templates() if t.user_data is None]
+    assert len(templates) > 100
+    for t in templates:
+        types = binxml.value_types(t)
+        tree = binxml.template_tree(t)
+        expected = (binxml.xml_text(tree), binxml.binxml(tree, types))
+        assert binxml._event_data_encoded(t, types) == expected, t.tid
+
+
+def _texts() -> list[str]:
+    chars = [chr(c) for c in range(0x300)] + ["\ud800", "\u2028", "\uffff", "\U0001f600"]
+    mixed = ["", "plain text", 'say "hi"', "it's", "back\\slash", "tab\there", "é and ü"]
+    return chars + mixed + [a + b for a in mixed for b in mixed]
+
+
+@pytest.mark.parametrize("quote", ['"', "'"])
+def test_text_that_needs_no_escape_is_kept_as_the_escaper_would_keep_it(quote: str) -> None:
+    for text in _texts():
+        assert literals.escaped(text, quote) == literals._escape(text, quote), repr(text)
+
+
+def test_a_paragraph_that_fits_is_the_line_textwrap_makes_of_it() -> None:
+    paragraphs = ["", " ", "x", "word " * 16, "a-b " * 20, "z" * 84, "z" * 85, "y" * 200]
+    for p in paragraphs:
+        text = docstrings.docstring("    ", "S.", [p])
+        words = " ".join(p.split())
+        wrapped = textwrap.wrap(words, docstrings.WIDTH - 4, break_on_hyphens=False)
+        assert text.splitlines()[2:-1] == ["    " + w for w in wrapped], repr(p)
