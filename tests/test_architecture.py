@@ -42,7 +42,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.testing",),
     ("etwmc.runtime",),
     # Standard library only, for both worlds: the win: tables and type codes, the
-    # provider-traits blob, SHA-1 and SHA-256 without OpenSSL.
+    # provider-traits blob, the SHA-1 and SHA-256 digests outputs depend on.
     ("etwmc.winmeta", "etwmc.traits", "etwmc.digest"),
     ("etwmc",),
 )

@@ -19,8 +19,8 @@ schema cannot express or deliberately relaxes (see there).
 
 from __future__ import annotations
 
-import _thread  # threading.local's own type, without threading.py's import (start-up)
 import functools
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,7 +50,7 @@ def schema_path() -> Path:
     return Path(__file__).with_name(SCHEMA_FILE)
 
 
-_per_thread = _thread._local()
+_per_thread = threading.local()
 
 
 def load_schema() -> etree.XMLSchema:
