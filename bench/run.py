@@ -18,7 +18,11 @@ is used.  The baselines:
   writes C wrappers from ClrEtwAll.man and validates nothing;
 * the floor: ``python -c "import lxml.etree; lxml.etree.parse(M)"``, reading the
   manifest and nothing more;
-* ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded).
+* ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded);
+* ``etwmc compile`` with the generated module made the plain way (``plain_render.py``):
+  the template rendered by Jinja, the text formatted by black, or both.  The compiled
+  template (etwmc/python/template.py) and the layout functions (etwmc/python/layout.py)
+  each stay only while they buy at least 10% of a compile: at most 0.9x the plain way.
 
 In-process costs of generated event functions come from ``bench_runtime.py`` (run as
 a child, its ratios printed as they are).  Exit status 1 when a target is missed.
@@ -73,6 +77,7 @@ class Group:
     needs: tuple[Path, ...]
     commands: tuple[Cmd, ...]
     ratios: tuple[Ratio, ...]
+    max_rounds: int | None = None  # fewer rounds for commands that take seconds
 
 
 def _gen_eventing(out: Path) -> list[str]:
@@ -127,6 +132,19 @@ def groups(scratch: Path) -> list[Group]:
 
     def lint(m: Path) -> Callable[[Path], list[str]]:
         return lambda out: [*ETWMC, "lint", "-q", str(m)]
+
+    def plain(way: str, m: Path) -> Callable[[Path], list[str]]:
+        script = str(BENCH / "plain_render.py")
+        return lambda out: [PY, script, way, "compile", str(m), "-o", str(out)]
+
+    # The plain ways of making the generated module (plain_render.py): "jinja" measures
+    # the compiled template, "black" the layout functions, "jinja+black" both (on
+    # ClrEtwAll only: black takes about 30 s of Shell-Core).  A speed trick stays when
+    # it buys at least 10% of the command: at most 0.9x the command made the plain way.
+    render = (
+        ("ClrEtwAll", CLR, ("jinja", "black", "jinja+black")),
+        ("Shell-Core", SHELL, ("jinja", "black")),
+    )
 
     return [
         Group(
@@ -190,6 +208,24 @@ def groups(scratch: Path) -> list[Group]:
             ),  # fmt: skip
         ),
         Group(
+            "render",
+            (CLR, SHELL),
+            tuple(
+                cmd
+                for name, m, ways in render
+                for cmd in (
+                    Cmd(f"etwmc compile {name}", compile_(m)),
+                    *(Cmd(f"{way} {name}", plain(way, m)) for way in ways),
+                )
+            ),
+            tuple(
+                Ratio(f"compile {name} / {way}", f"etwmc compile {name}", f"{way} {name}", 0.9)
+                for name, _, ways in render
+                for way in ways
+            ),
+            max_rounds=3,
+        ),
+        Group(
             "decode",
             (X86, TRACES),
             (
@@ -247,6 +283,7 @@ def cpu_run(argv: list[str], scratch: Path) -> tuple[float, float]:
 
 
 def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, float]]:
+    rounds = min(rounds, group.max_rounds or rounds)
     best = {c.label: (float("inf"), 0.0) for c in group.commands}
     for c in group.commands:  # unmeasured: writes the bytecode caches
         cpu_run(c.argv(scratch), scratch)
@@ -261,7 +298,7 @@ def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
-    ap.add_argument("--only", choices=("compile", "scale", "decode", "runtime"))
+    ap.add_argument("--only", choices=("compile", "scale", "render", "decode", "runtime"))
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
     missed = 0
@@ -274,7 +311,8 @@ def main() -> int:
                 print(f"[{group.name}] skipped: ../shared is not beside the checkout\n")
                 continue
             best = measure(group, rounds, scratch)
-            print(f"[{group.name}] best CPU time of {rounds} interleaved rounds")
+            print(f"[{group.name}] best CPU time of {min(rounds, group.max_rounds or rounds)}"
+                  " interleaved rounds")  # fmt: skip
             for label, (cpu, mem) in best.items():
                 print(f"  {label:34s} {cpu:7.3f} s  {mem:7.1f} MiB peak")
             for r in group.ratios:
