@@ -21,10 +21,16 @@ from .codes import E_BASE, E_INTERNAL_RENDER
 from .diagnostics import Diagnostic, Span, diag, finalize, has_errors
 from .emit import default_base
 from .emit import name_problem as file_name_problem
+from .header import HeaderOptions, build_header
 from .model import Manifest
 from .options import CompileOptions
+from .pe import dll_name
+from .pe import resource_dll as build_dll
+from .python import check, generate, module_name
+from .python.verify import safety_problem
 from .selection import Selection, apply
 from .validate import check_bytes, check_file
+from .wevt import binary_outputs, output_diagnostics
 
 DEFAULT_OPTIONS = CompileOptions()
 
@@ -46,9 +52,6 @@ def output_checks(manifest: Manifest) -> list[Diagnostic]:
     producing them: ``etwmc lint`` adds these to validation, so that lint and a compile
     with the default outputs fail and pass together.  The same functions run inside
     :func:`compile_manifest`."""
-    from .python import check
-    from .wevt import output_diagnostics
-
     return [*check(manifest), *output_diagnostics(manifest)]
 
 
@@ -96,29 +99,21 @@ def compile_manifest(
     manifest = checked.manifest
     if manifest is None or has_errors(reported(diags)):
         return CompileResult({}, reported(diags))
-    # The generators are imported when asked for: a --no-python compile never loads the
-    # Python generator, nor a compile without --c-header the header's (start-up cost).
     files: dict[str, bytes] = {}
     if options.python:
-        from .python import generate, module_name
-
         text, gen_diags = generate(manifest, source=Path(path).name, version=__version__)
         diags.extend(gen_diags)
         if not has_errors(gen_diags):
-            safety = _safety_problem(text) if options.verify else None
+            safety = safety_problem(text) if options.verify else None
             if safety:
                 diags.append(diag(E_INTERNAL_RENDER, Span(str(path)), safety))
             files[f"{module or module_name(base)}.py"] = text.encode("ascii")
     if options.c_header is not None:
-        from .header import HeaderOptions, build_header
-
         header = build_header(manifest, HeaderOptions(kernel=options.c_header == "km"))
         diags.extend(header.diagnostics)
         if header.ok:
             files[f"{base}.h"] = header.text.encode("ascii")
     if options.binary or options.resource_dll:
-        from .wevt import binary_outputs, output_diagnostics
-
         out_diags = list(output_diagnostics(manifest))
         diags.extend(out_diags)
         if not has_errors(out_diags):
@@ -128,20 +123,10 @@ def compile_manifest(
             if options.binary:
                 files.update(outputs)
             if options.resource_dll:
-                from .pe import dll_name
-                from .pe import resource_dll as build_dll
-
                 dll = build_dll(manifest, outputs=outputs, base=base)
                 files[dll_name(manifest, f"{base}.dll")] = dll
     diags = reported(diags)
     return CompileResult({} if has_errors(diags) else files, diags)
-
-
-def _safety_problem(text: str) -> str | None:
-    # Imported here: only --verify needs it, and it imports ast (start-up cost).
-    from .python.verify import safety_problem
-
-    return safety_problem(text)
 
 
 def name_problem(base: str, module: str | None, *, derived: bool = False) -> tuple[str, str] | None:

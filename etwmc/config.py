@@ -26,6 +26,7 @@ lists, ``--extend-select``/``--extend-ignore`` add to them.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,8 +114,8 @@ def find_config(start: Path | None = None) -> Config:
 
 
 def _mentions_etwmc(path: Path) -> bool:
-    """Whether a pyproject.toml can hold an etwmc table at all: most don't, and the TOML
-    parser costs more to import than the check."""
+    """Whether a pyproject.toml can hold an etwmc table at all: most don't, and parsing
+    one costs more than the check."""
     try:
         return b"etwmc" in path.read_bytes()
     except OSError:
@@ -122,9 +123,6 @@ def _mentions_etwmc(path: Path) -> bool:
 
 
 def _read(path: Path) -> dict[str, object]:
-    # Imported when a configuration file is read (start-up cost).
-    import tomllib
-
     try:
         with path.open("rb") as f:
             return tomllib.load(f)

@@ -22,6 +22,7 @@ ETW9xx  internal
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
@@ -181,9 +182,6 @@ def to_json_obj(d: Diagnostic) -> dict[str, object]:
 def render_json(diags: Sequence[Diagnostic]) -> str:
     """A JSON array of objects with the keys code, severity, file, line, column, message
     (and hint when there is one).  Unknown line/column are null."""
-    # json is imported by the two renderers that use it, not by every run (start-up cost).
-    import json
-
     return json.dumps([to_json_obj(d) for d in diags], indent=2, ensure_ascii=True) + "\n"
 
 
@@ -246,8 +244,6 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
             }
         ],
     }
-    import json  # see render_json
-
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 

@@ -22,8 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from .. import __version__
 from ..config import ConfigFileError, find_config
 from ..diagnostics import Diagnostic, finalize, has_errors, render_text, summary_line
+from ..emit import EmitError, write_all
 from ..options import KEYS, CompileOptions, OptionsError, options_from_table
 from ..selection import Selection, SelectorError
 
@@ -193,8 +195,6 @@ def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
         raise BuildFailed(diags, len(manifests))
     if not (target / "__init__.py").exists():
         outputs.setdefault("__init__.py", _INIT_TEXT)
-    from ..emit import EmitError, write_all
-
     # All-or-nothing, like `etwmc compile`; a file already as planned keeps its time
     # stamp, so tools that watch files stay quiet.
     try:
@@ -217,6 +217,7 @@ def _selection(root: Path) -> Selection:
 def _compile(
     rel: Path, opts: Options, selection: Selection
 ) -> tuple[dict[str, bytes], list[Diagnostic]]:
+    # Needs lxml (etwmc[compiler]); the plugins load wherever etwmc is, runtime only too.
     from ..compile import compile_manifest
 
     result = compile_manifest(rel.as_posix(), opts.compile, selection=selection)
@@ -226,8 +227,6 @@ def _compile(
 def runtime_requirement(existing: Sequence[str]) -> str | None:
     """The requirement on etwmc's runtime that generated modules need, unless the
     project already states one."""
-    from .. import __version__
-
     for req in existing:
         name = re.split(r"[\s\[<>=!~;@(]", req.strip(), maxsplit=1)[0]
         if name.lower().replace("_", "-") == "etwmc":
