@@ -43,6 +43,8 @@ class ConfigFileError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Config:
+    """The project's settings: where they came from, and their compile and lint keys."""
+
     path: Path | None = None  # the file it came from; None when there is none
     # The compile keys, then the lint keys.
     table: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))

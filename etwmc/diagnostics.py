@@ -54,6 +54,9 @@ NOWHERE = Span("<unknown>")
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem found: its code, severity, place, message and (when there is one) a hint
+    that says what would be right."""
+
     code: str
     severity: Severity
     span: Span

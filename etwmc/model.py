@@ -29,6 +29,8 @@ Extent: TypeAlias = int | str | None
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Level:
+    """A ``<level>`` (or a ``win:`` level): a severity, 0 to 255, lower is more severe."""
+
     name: str
     qname: QName
     value: int
@@ -40,6 +42,8 @@ class Level:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Opcode:
+    """An ``<opcode>``, provider-level or declared inside a task (``task`` names it)."""
+
     name: str
     qname: QName
     value: int
@@ -54,6 +58,8 @@ class Opcode:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
+    """A ``<task>`` with the opcodes declared inside it."""
+
     name: str
     qname: QName
     value: int
@@ -67,6 +73,8 @@ class Task:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Keyword:
+    """A ``<keyword>``: a name for one bit of the 64-bit keyword mask."""
+
     name: str
     qname: QName
     mask: int
@@ -115,6 +123,8 @@ class Channel:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MapItem:
+    """One ``<map>`` entry of a value map or bit map: a value and its message."""
+
     value: int
     message: str | None
     symbol: str | None = None
@@ -123,6 +133,8 @@ class MapItem:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Map:
+    """A ``<valueMap>`` or ``<bitMap>``, which names an integer field's values."""
+
     kind: Literal["value", "bit"]
     name: str
     symbol: str | None = None
@@ -132,6 +144,8 @@ class Map:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMapItem:
+    """One ``<map>`` entry of a pattern map: a name and the value put in its place."""
+
     name: str
     value: str
     span: Span = NOWHERE
@@ -139,6 +153,8 @@ class PatternMapItem:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMap:
+    """A ``<patternMap>``: a format string and the values of its ``%`` names."""
+
     name: str
     format: str
     symbol: str | None = None
@@ -165,6 +181,8 @@ class Field:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Struct:
+    """A ``<struct>`` item of a template: named fields repeated together."""
+
     name: str
     fields: tuple[Field, ...] = ()
     length: Extent = None
@@ -215,6 +233,9 @@ class Template:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
+    """An ``<event>``, with its level, task, opcode, keywords, channel and template
+    resolved (``None`` when left out or unresolved)."""
+
     value: int
     version: int = 0
     symbol: str | None = None
@@ -244,6 +265,8 @@ class Event:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Filter:
+    """A ``<filter>``: data a session may pass to the provider when it enables it."""
+
     name: str
     qname: QName
     value: int
@@ -256,12 +279,16 @@ class Filter:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Traits:
+    """A provider's ``<traits>``: its provider group and whether its name is included."""
+
     group_guid: uuid.UUID | None = None
     include_name: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provider:
+    """A ``<provider>`` and everything it declares, in manifest order."""
+
     name: str
     guid: uuid.UUID
     symbol: str | None = None
@@ -310,6 +337,8 @@ class Message:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class String:
+    """A ``<string>`` of a culture's string table."""
+
     id: str
     value: str
     span: Span = NOWHERE
@@ -320,6 +349,8 @@ _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Resources:
+    """One culture's ``<resources>``: its string table by id."""
+
     culture: str
     strings: MappingProxyType[str, String] = field(default_factory=lambda: _NO_STRINGS)
     span: Span = NOWHERE
@@ -327,6 +358,8 @@ class Resources:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Manifest:
+    """The instrumentation manifest: its providers, message table entries and cultures."""
+
     path: str
     providers: tuple[Provider, ...] = ()
     messages: tuple[Message, ...] = ()
