@@ -19,6 +19,11 @@ is used.  The baselines:
 * the floor: ``python -c "import lxml.etree; lxml.etree.parse(M)"``, reading the
   manifest and nothing more;
 * ``dissect.etl``'s bare iteration over a trace (records found, nothing decoded);
+* the bare interpreter (``python -c pass``, with the ``sys.path`` change the import
+  runs make) for importing generated modules: the module of examples/hello.man (goal:
+  at most twice the bare interpreter) and, for information, Shell-Core's (2,380 events)
+  with its bytecode and without (``python -B`` from a folder that never holds it: the
+  cost of the first import of a module nobody byte-compiled);
 * ``etwmc compile`` with the generated module made the plain way (``plain_render.py``):
   the template rendered by Jinja, the text formatted by black, or both.  The compiled
   template (etwmc/python/template.py) and the layout functions (etwmc/python/layout.py)
@@ -50,6 +55,7 @@ GEN_EVENTING = SHARED / "anchors" / "genEventing" / "genEventing.py"
 CLR = CORPUS / "microsoft__perfview__ClrEtwAll.man"
 SHELL = CORPUS / "repnz__etw-providers-docs__Win10-18990_Microsoft-Windows-Shell-Core.xml"
 X86 = TRACES / "perfview_net.4.5.2.x86.etl"
+HELLO = ROOT / "examples" / "hello.man"
 X86_EVENTS = 168_298
 PY = sys.executable
 # The console script users run (``etwmc ...``), when installed beside the interpreter.
@@ -120,6 +126,33 @@ def _events_manifest(n: int) -> str:
 <localization><resources culture="en-US"><stringTable>{strings}</stringTable></resources>
 </localization></instrumentationManifest>
 """
+
+
+def _importing(
+    manifest: Path | None, folder: Path, module: str = "", *, bytecode: bool = True
+) -> Cmd:
+    """``python -c "import module"``, the module generated from ``manifest`` into
+    ``folder`` before the first run; without a manifest, the bare interpreter (with the
+    same ``sys.path`` change).  ``bytecode=False`` runs ``python -B`` from a folder of its
+    own, which therefore never holds the module's bytecode: the import compiles it."""
+    code = f"import sys; sys.path.insert(0, {str(folder)!r})"
+    if module:
+        code += f"; import {module}"
+    flags = [] if bytecode else ["-B"]
+
+    def argv(out: Path) -> list[str]:
+        if manifest is not None and not (folder / f"{module}.py").exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            subprocess.run(
+                [*ETWMC, "compile", str(manifest), "-o", str(folder), "-z", module,
+                 "--no-binary"],
+                check=True,
+                capture_output=True,
+            )  # fmt: skip
+        return [PY, *flags, "-c", code]
+
+    label = f"import {module}" if module else "bare interpreter"
+    return Cmd(label + ("" if bytecode else " (no bytecode)"), argv)
 
 
 def groups(scratch: Path) -> list[Group]:
@@ -226,6 +259,33 @@ def groups(scratch: Path) -> list[Group]:
             max_rounds=3,
         ),
         Group(
+            "import",
+            (),
+            (
+                _importing(None, scratch / "hello"),
+                _importing(HELLO, scratch / "hello", "hello"),
+            ),
+            (Ratio("import hello / bare interpreter", "import hello", "bare interpreter", 2.0),),
+        ),
+        Group(
+            "import-large",
+            (SHELL,),
+            (
+                _importing(None, scratch / "shell"),
+                _importing(SHELL, scratch / "shell-source", "shell_core", bytecode=False),
+                _importing(SHELL, scratch / "shell", "shell_core"),
+            ),
+            (
+                Ratio(
+                    "import Shell-Core, no bytecode / bare",
+                    "import shell_core (no bytecode)",
+                    "bare interpreter",
+                    None,
+                ),
+                Ratio("import Shell-Core / bare", "import shell_core", "bare interpreter", None),
+            ),
+        ),
+        Group(
             "decode",
             (X86, TRACES),
             (
@@ -298,7 +358,10 @@ def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
-    ap.add_argument("--only", choices=("compile", "scale", "render", "decode", "runtime"))
+    ap.add_argument(
+        "--only",
+        choices=("compile", "scale", "render", "import", "import-large", "decode", "runtime"),
+    )
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
     missed = 0

@@ -52,6 +52,10 @@ N_COUNTERS: Final = Code("ETW010", NOTE, "performance-counter sections are ignor
 N_NO_EVENTS: Final = Code("ETW011", NOTE, "the manifest defines no events section")
 E_NO_INPUT: Final = Code("ETW012", ERROR, "a path given on the command line does not exist")
 N_UNUSED_SUPPRESSION: Final = Code("ETW013", NOTE, "a suppression comment suppresses nothing")
+E_WALK: Final = Code("ETW014", ERROR, "an entry of a searched folder cannot be read")
+W_SUPPRESSED_ERROR: Final = Code(
+    "ETW015", WARNING, "a suppression covers an error, which lint and compile still report"
+)
 E_BLOB: Final = Code("ETW020", ERROR, "a WEVT_TEMPLATE blob cannot be read")
 E_MESSAGES: Final = Code("ETW021", ERROR, "a message table cannot be read")
 E_EVENTS: Final = Code("ETW022", ERROR, "an event file cannot be read")
@@ -235,7 +239,9 @@ W_LONG_MESSAGE: Final = Code("ETW623", WARNING, "a message is longer than mc's -
 W_TOO_MANY_PROVIDERS: Final = Code(
     "ETW650", WARNING, "a provider after the 16th gets message ids mc would not assign"
 )
-E_DUP_MESSAGE_ID: Final = Code("ETW651", ERROR, "two strings would get the same message id")
+E_DUP_MESSAGE_ID: Final = Code(
+    "ETW651", ERROR, "two strings with different texts would get the same message id"
+)
 E_UNKNOWN_CULTURE: Final = Code(
     "ETW652", ERROR, "a <resources> culture has no known Windows language id"
 )
@@ -255,7 +261,9 @@ E_EVENT_LAYOUT: Final = Code("ETW711", ERROR, "an existing event's payload layou
 E_EVENT_LEVEL: Final = Code("ETW712", ERROR, "an existing event's level changed")
 E_EVENT_OPCODE: Final = Code("ETW713", ERROR, "an existing event's opcode changed")
 E_EVENT_TASK: Final = Code("ETW714", ERROR, "an existing event's task changed")
-E_EVENT_KEYWORDS: Final = Code("ETW715", ERROR, "an existing event's keywords changed")
+E_EVENT_KEYWORDS: Final = Code(
+    "ETW715", ERROR, "an existing event's keywords lost a bit, or it had none and now has some"
+)
 E_EVENT_CHANNEL: Final = Code("ETW716", ERROR, "an existing event's channel changed")
 E_KEYWORD_REMOVED: Final = Code("ETW720", ERROR, "a keyword was removed")
 E_KEYWORD_MASK: Final = Code("ETW721", ERROR, "a keyword's mask changed")
@@ -282,6 +290,7 @@ N_ITEM_ADDED: Final = Code(
 N_MAP_VALUE_ADDED: Final = Code("ETW754", NOTE, "a map value was added")
 N_STRING_ADDED: Final = Code("ETW755", NOTE, "a string was added")
 N_STRING_CHANGED: Final = Code("ETW756", NOTE, "a string's text changed")
+N_EVENT_KEYWORDS_ADDED: Final = Code("ETW757", NOTE, "an existing event gained keyword bits")
 
 # ETW8xx  reading compiled metadata back: decompiling (80x), decoding traces (85x)
 W_DESCRIPTOR: Final = Code(
@@ -314,6 +323,15 @@ W_INBAND_MANIFEST: Final = Code(
 )
 E_EVENT_MISFIT: Final = Code(
     "ETW855", ERROR, "events whose metadata exists but does not fit their payload"
+)
+E_OUTPUT_LIMIT: Final = Code(
+    "ETW856", ERROR, "decoding wrote as much as a trace of this size may write, and stopped"
+)
+W_EVENT_OVERSIZED: Final = Code(
+    "ETW857", WARNING, "events whose fields are larger than one event may write"
+)
+W_PROVIDER_UNMATCHED: Final = Code(
+    "ETW858", WARNING, "a --provider given to decode matches no provider of the input"
 )
 
 

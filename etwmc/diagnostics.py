@@ -31,6 +31,7 @@ from urllib.parse import quote
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
+from .rulepages import page, url
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -142,29 +143,67 @@ _COLOUR = {
 _BOLD, _DIM, _RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 
 
-def render(diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False) -> str:
-    """Diagnostics in one of :data:`FORMATS`; ``colour`` applies to ``text`` only."""
+def render(
+    diags: Sequence[Diagnostic], fmt: str, *, colour: bool = False, help_urls: bool = False
+) -> str:
+    """Diagnostics in one of :data:`FORMATS`; ``colour`` and ``help_urls`` apply to
+    ``text`` only."""
     if fmt == "json":
         return render_json(diags)
     if fmt == "sarif":
         return render_sarif(diags, tool_version=__version__)
     if fmt == "github":
         return render_github(diags)
-    return render_text(diags, colour=colour)
+    return render_text(diags, colour=colour, help_urls=help_urls)
 
 
-def render_text(diags: Sequence[Diagnostic], *, colour: bool = False) -> str:
+# What a human-readable report never passes through: C0 and C1 controls and DEL (a line
+# feed forges a report line; ESC and the C1 CSI/OSC start terminal sequences), the line
+# and paragraph separators, and the bidirectional controls that reorder what is shown.
+# Each is written as a Python-style escape, so the report still says what is there.
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_HIDDEN = (
+    [*range(0x20), *range(0x7F, 0xA0)]
+    + [0x200E, 0x200F, 0x2028, 0x2029]
+    + [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+)
+_ESCAPES = {
+    c: _NAMED_ESCAPES.get(chr(c)) or (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}")
+    for c in _HIDDEN
+}
+
+
+def visible(text: str) -> str:
+    """``text`` with every control character written as an escape (``\\n``,
+    ``\\x1b``, ``\\u2028``): for the human-readable reports, where a file name or
+    manifest text must not forge a line or reach the terminal as a sequence."""
+    if text.isprintable():
+        return text
+    return text.translate(_ESCAPES)
+
+
+def render_text(
+    diags: Sequence[Diagnostic], *, colour: bool = False, help_urls: bool = False
+) -> str:
+    """One line per diagnostic and one per hint; names and text from the input are
+    shown through :func:`visible`.  ``help_urls`` adds, after the first diagnostic of
+    each code, a note with the address of the code's page (as mypy's
+    ``--show-error-code-links`` does)."""
     lines = []
+    linked: set[str] = set()
     for d in diags:
+        span, message = visible(str(d.span)), visible(d.message)
+        notes = [visible(d.hint)] if d.hint else []
+        if help_urls and d.code not in linked:
+            linked.add(d.code)
+            notes.append(f"see {url(d.code)}")
         if colour:
             sev = f"{_COLOUR[d.severity]}{d.severity.label}{_RESET}"
-            lines.append(f"{_BOLD}{d.span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {d.message}")
-            if d.hint:
-                lines.append(f"{_BOLD}{d.span}{_RESET}: {_DIM}note:{_RESET} {d.hint}")
+            lines.append(f"{_BOLD}{span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {message}")
+            lines += [f"{_BOLD}{span}{_RESET}: {_DIM}note:{_RESET} {n}" for n in notes]
             continue
-        lines.append(f"{d.span}: {d.severity.label} {d.code}: {d.message}")
-        if d.hint:
-            lines.append(f"{d.span}: note: {d.hint}")
+        lines.append(f"{span}: {d.severity.label} {d.code}: {message}")
+        lines += [f"{span}: note: {n}" for n in notes]
     return "".join(line + "\n" for line in lines)
 
 
@@ -196,18 +235,7 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
     """SARIF 2.1.0: one run, the rules that occur (with stable ids), one result per diagnostic."""
     used = sorted({d.code for d in diags})
     rule_index = {c: i for i, c in enumerate(used)}
-    rules = []
-    for c in used:
-        reg = REGISTRY.get(c)
-        summary = reg.summary if reg else c
-        rules.append(
-            {
-                "id": c,
-                "name": c,
-                "shortDescription": {"text": summary},
-                "defaultConfiguration": {"level": _SARIF_LEVEL[reg.severity] if reg else "error"},
-            }
-        )
+    rules = [_sarif_rule(c) for c in used]
     results = []
     for d in diags:
         region: dict[str, int] = {}
@@ -250,6 +278,36 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
+def _sarif_rule(c: str) -> dict[str, object]:
+    """A reporting descriptor: the summary, the first paragraph of the code's page, and
+    the page itself (its address, and its explanation as help: code scanning shows it
+    beside a finding)."""
+    reg = REGISTRY.get(c)
+    rule: dict[str, object] = {
+        "id": c,
+        "name": c,
+        "shortDescription": {"text": reg.summary if reg else c},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[reg.severity] if reg else "error"},
+    }
+    if reg is None:
+        return rule
+    p = page(c)
+    rule["fullDescription"] = {"text": p.description}
+    rule["helpUri"] = p.url
+    # The explanation and the fix, not the examples: a report carries one per code found.
+    markdown = (
+        f"{p.meaning}\n\n**Why it matters.** {p.why}\n\n**Fix.** {_prose(p.fix)}\n\n"
+        f"[{c} on the documentation site]({p.url})"
+    )
+    rule["help"] = {"text": f"{p.description} See {p.url}", "markdown": markdown}
+    return rule
+
+
+def _prose(markdown: str) -> str:
+    """The paragraphs of a section before its first code block."""
+    return markdown.split("```", 1)[0].strip()
+
+
 def _sarif_artifact(path: str) -> dict[str, str]:
     """An artifact location: an absolute path as a ``file://`` URI, a relative one as a
     relative reference against %SRCROOT% (the folder the analysis ran in)."""
@@ -280,12 +338,14 @@ def render_github(diags: Sequence[Diagnostic]) -> str:
     step, so the ones that fail the build must not be crowded out by notes."""
     out = []
     for d in sorted(diags, key=lambda d: -d.severity):
-        props = [f"file={_gh_escape_prop(d.span.file)}"]
+        # Control characters shown as escapes first: the runner's log shows annotations,
+        # and a line break in one is not the input's to make.
+        props = [f"file={_gh_escape_prop(visible(d.span.file))}"]
         if d.span.line:
             props.append(f"line={d.span.line}")
             if d.span.col:
                 props.append(f"col={d.span.col}")
         props.append(f"title={_gh_escape_prop(d.code)}")
-        text = d.message if not d.hint else f"{d.message} ({d.hint})"
+        text = visible(d.message if not d.hint else f"{d.message} ({d.hint})")
         out.append(f"::{_GITHUB_CMD[d.severity]} {','.join(props)}::{_gh_escape_data(text)}\n")
     return "".join(out)

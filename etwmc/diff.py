@@ -12,7 +12,9 @@ Errors (ETW700-ETW739), each a change that makes an old decoder or consumer wron
 
 - a provider removed, its GUID changed (same name) or its name changed (same GUID);
 - an event (id + version) removed, or one whose payload layout (field names, inTypes,
-  lengths, counts, structs), level, opcode, task, keywords or channel changed;
+  lengths, counts, structs), level, opcode, task or channel changed, whose keywords
+  lost a bit, or that had no keywords and now has some (a session takes an event
+  without keywords whatever it enables);
 - a keyword, channel, level, task, opcode, map or map value removed; a keyword's
   mask, a level's, task's or opcode's value, a channel's value or type, or a map's
   kind changed.
@@ -22,7 +24,9 @@ payload but show it differently); a keyword, level, task or opcode renamed (same
 value, new name).
 
 Notes (ETW750-ETW769), safe changes: new providers, events, event versions, keywords,
-levels, tasks, opcodes, channels, maps, map values; new or changed strings.
+levels, tasks, opcodes, channels, maps, map values; new or changed strings; keyword bits
+added to an event that had keywords (a session's any/all keyword test only passes more
+often for more bits).
 
 What a blob does not store is not compared: channel types, strings, the provider name
 of a CRIM 3.1 blob.
@@ -61,6 +65,7 @@ from .codes import (
     E_TASK_REMOVED,
     E_TASK_VALUE,
     N_EVENT_ADDED,
+    N_EVENT_KEYWORDS_ADDED,
     N_EVENT_VERSION,
     N_ITEM_ADDED,
     N_MAP_VALUE_ADDED,
@@ -402,14 +407,7 @@ def _event(out: _Out, what: str, e: Event, f: Event) -> None:
                 f"{where} changed its {word} from {_item_text(a)} to {_item_text(b)}",
                 hint=_NEW_VERSION_HINT,
             )
-    if e.keyword_mask != f.keyword_mask:
-        out.add(
-            E_EVENT_KEYWORDS,
-            f.span,
-            f"{where} changed its keywords from 0x{e.keyword_mask:x} to 0x{f.keyword_mask:x}; "
-            "sessions filtering on the old keywords miss it",
-            hint=_NEW_VERSION_HINT,
-        )
+    _keywords(out, where, e, f, channel_changed=value_of(e.channel) != value_of(f.channel))
     old_layout, new_layout = _layout(e.template), _layout(f.template)
     if old_layout != new_layout:
         out.add(
@@ -424,6 +422,51 @@ def _event(out: _Out, what: str, e: Event, f: Event) -> None:
             f.span,
             f"{where} shows its fields differently: {_format_change(e.template, f.template)}",
         )
+
+
+def _keywords(out: _Out, where: str, e: Event, f: Event, *, channel_changed: bool) -> None:
+    """A session takes an event whose keywords are 0, or that has a bit of its
+    MatchAnyKeyword and every bit of its MatchAllKeyword.  Bits added to an event's
+    keywords can only make those tests pass more often, so every session that took
+    the event still does (a note).  Bits removed, or keywords given to an event that
+    had none (which every session took), lose it from some sessions (an error).
+
+    The keywords are the event descriptor's: the channel's bit included, since a
+    session tests that too.  When the channel changed (ETW716 says so), its bit is left
+    out, so one change is not reported twice."""
+    old, new = _session_keywords(e), _session_keywords(f)
+    old_bits, new_bits = (e.keyword_mask, f.keyword_mask) if channel_changed else (old, new)
+    if old_bits == new_bits:
+        return
+    change = f"from 0x{old_bits:x} to 0x{new_bits:x}"
+    if old == 0:
+        out.add(
+            E_EVENT_KEYWORDS,
+            f.span,
+            f"{where} changed its keywords {change}: every session took it without "
+            "keywords, now only sessions that enable one of them do",
+            hint=_NEW_VERSION_HINT,
+        )
+    elif old_bits & ~new_bits:
+        out.add(
+            E_EVENT_KEYWORDS,
+            f.span,
+            f"{where} changed its keywords {change}, losing 0x{old_bits & ~new_bits:x}: a "
+            "session that enables only those (MatchAnyKeyword), or requires them "
+            "(MatchAllKeyword), no longer receives it",
+            hint=_NEW_VERSION_HINT,
+        )
+    else:
+        out.add(
+            N_EVENT_KEYWORDS_ADDED,
+            f.span,
+            f"{where} gained keywords 0x{new_bits & ~old_bits:x} ({change}): every session "
+            "that took it still does, and sessions that enable the new keywords take it too",
+        )
+
+
+def _session_keywords(e: Event) -> int:
+    return e.keyword_mask | (e.channel.keyword_bit if e.channel is not None else 0)
 
 
 # A field's place in the payload: what a decoder needs to find the bytes.

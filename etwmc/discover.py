@@ -15,18 +15,36 @@ Folders are skipped when they are hidden (``.git``, ``.tox``), virtual environme
 (they hold ``pyvenv.cfg``), ignored by git (the ``.gitignore`` files from the walk's
 root down, read with pathspec's git rules) or excluded by a glob (``--exclude``,
 matched like a ``.gitignore`` line against the path relative to the folder walked).
+Symbolic links to folders are not followed, so a link loop cannot send the walk round.
 The walk is sorted, so the result does not depend on the file system.
+
+What the walk cannot read is reported (ETW014, an error; :attr:`Found.problems`) and
+the walk goes on with everything else: a folder it cannot list (no permission), a
+symbolic link it cannot resolve (a loop), and a ``.man`` entry that is not a regular
+file (a FIFO, a socket, a device, or a link to one: never opened, so nothing can make
+a lint wait on it).  An entry that vanishes while the walk runs is gone and skipped,
+as are dangling links; a ``.xml`` or ``.manifest`` entry that is not a regular file is
+skipped silently, like other XML.
+
+``force_exclude`` gives the files named on the command line the folder search's rules
+(the path taken relative to the current folder): pre-commit names every file it
+checks, so without it a repository's ``app.manifest`` would be reported as not a
+manifest.  ruff's ``--force-exclude`` is the analogue.  What it leaves out is listed
+in :attr:`Found.skipped`.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lxml import etree
 
+from .codes import E_WALK
+from .diagnostics import Diagnostic, Span, diag
 from .winmeta import ASM_NS, EVENTS_NS
 
 if TYPE_CHECKING:
@@ -36,30 +54,49 @@ MANIFEST_SUFFIXES = (".man", ".xml", ".manifest")
 _SNIFF_BYTES = 1 << 20  # how far to read for the root (and an assembly's instrumentation)
 _ROOT = f"{{{EVENTS_NS}}}instrumentationManifest"
 _ASSEMBLY = f"{{{ASM_NS}}}assembly"
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO does not wait for a writer
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows
+
+_Ignores = list[tuple[Path, "GitIgnoreSpec"]]
 
 
 class Found:
-    """The manifests found (in order, without repeats) and the paths that do not exist."""
+    """The manifests found (in order, without repeats), the paths that do not exist,
+    what a folder search could not read (ETW014 diagnostics), and the named files that
+    ``force_exclude`` left out."""
 
-    __slots__ = ("files", "missing")
+    __slots__ = ("files", "missing", "problems", "skipped")
 
     def __init__(self) -> None:
         self.files: list[Path] = []
         self.missing: list[str] = []
+        self.problems: list[Diagnostic] = []
+        self.skipped: list[str] = []
 
 
-def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> Found:
+def discover(
+    paths: Iterable[str], exclude: Sequence[str] = (), *, force_exclude: bool = False
+) -> Found:
     found = Found()
     seen: set[Path] = set()
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            candidates: Iterable[Path] = walk(p, exclude)
-        elif p.exists() or p.is_symlink():
-            candidates = [p]  # named explicitly: always checked
-        else:
+        try:
+            os.lstat(p)
+        except (FileNotFoundError, NotADirectoryError):
             found.missing.append(raw)
             continue
+        except OSError:
+            pass  # named explicitly: reading it says why it cannot be read (ETW001)
+        candidates: Iterable[Path]
+        if os.path.isdir(p):
+            candidates = walk(p, exclude, found.problems)
+        elif force_exclude:
+            candidates = _as_searched(p, exclude, found.problems)
+            if not candidates:
+                found.skipped.append(raw)
+        else:
+            candidates = [p]  # named explicitly: always checked
         for f in candidates:
             if f not in seen:
                 seen.add(f)
@@ -67,46 +104,145 @@ def discover(paths: Iterable[str], exclude: Sequence[str] = ()) -> Found:
     return found
 
 
-def walk(root: Path, exclude: Sequence[str] = ()) -> Iterator[Path]:
-    """Manifests under ``root``, depth first in sorted order."""
+def walk(
+    root: Path, exclude: Sequence[str] = (), problems: list[Diagnostic] | None = None
+) -> Iterator[Path]:
+    """Manifests under ``root``, depth first in sorted order; what cannot be read is
+    added to ``problems``."""
     # Loaded when a folder is walked: 11 ms, a tenth of linting a small manifest by name.
     import pathspec
 
     excluded = pathspec.GitIgnoreSpec.from_lines(exclude)
-    yield from _walk(root, root, excluded, [])
+    yield from _walk(root, root, excluded, [], problems if problems is not None else [])
+
+
+# What an entry is, as far as the search cares.
+_FOLDER, _FILE, _LINKED_FOLDER, _GONE = "folder", "file", "linked folder", "gone"
 
 
 def _walk(
     root: Path,
     folder: Path,
     excluded: GitIgnoreSpec,
-    ignores: list[tuple[Path, GitIgnoreSpec]],
+    ignores: _Ignores,
+    problems: list[Diagnostic],
 ) -> Iterator[Path]:
-    import pathspec  # loaded by walk(), the only caller (see there)
-
-    gitignore = folder / ".gitignore"
-    if gitignore.is_file():
-        try:
-            lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
-            lines = []
-        ignores = [*ignores, (folder, pathspec.GitIgnoreSpec.from_lines(lines))]
+    ignores = _with_gitignore(folder, ignores)
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except FileNotFoundError:
+        return  # removed while the walk ran
+    except OSError as e:
+        problems.append(_unreadable(folder, f"cannot search this folder: {_reason(e)}"))
         return
     for entry in entries:
         path = Path(entry.path)
-        is_dir = entry.is_dir(follow_symlinks=False)
-        if _skipped(root, path, is_dir, excluded, ignores):
+        kind = _entry_kind(entry)
+        if _skipped(root, path, kind == _FOLDER, excluded, ignores):
             continue
-        if is_dir:
-            if entry.name.startswith(".") or (path / "pyvenv.cfg").exists():
+        if kind == _FOLDER:
+            if entry.name.startswith(".") or os.path.exists(path / "pyvenv.cfg"):
                 continue
-            yield from _walk(root, path, excluded, ignores)
-        elif entry.is_file() and path.suffix.lower() in MANIFEST_SUFFIXES:
-            if is_manifest(path):
-                yield path
+            yield from _walk(root, path, excluded, ignores, problems)
+        else:
+            yield from _candidate(path, kind, problems)
+
+
+def _candidate(path: Path, kind: str | OSError, problems: list[Diagnostic]) -> Iterator[Path]:
+    """``path`` when it is a manifest; a problem when it cannot be told."""
+    suffix = path.suffix.lower()
+    if isinstance(kind, OSError):
+        problems.append(_unreadable(path, f"cannot read this entry: {_reason(kind)}"))
+    elif suffix not in MANIFEST_SUFFIXES or kind in (_GONE, _LINKED_FOLDER):
+        return
+    elif kind == _FILE:
+        if is_manifest(path):
+            yield path
+    elif suffix == ".man":
+        problems.append(_unreadable(path, f"this is {kind}, not a regular file: not read"))
+
+
+def _entry_kind(entry: os.DirEntry[str]) -> str | OSError:
+    """The kind of a listed entry: folder, file, linked folder, gone, a special file's
+    description, or the error that stopped us telling.  A folder's or a file's kind
+    comes with the listing; only links and special files cost a ``stat``."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return _FOLDER
+        if entry.is_file(follow_symlinks=False):
+            return _FILE
+    except FileNotFoundError:
+        return _GONE
+    except OSError as e:
+        return e
+    return _kind_of(entry.path)
+
+
+def _kind_of(path: str | Path) -> str | OSError:
+    """The kind of what ``path`` leads to (a link is followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return _GONE  # a dangling link, or removed while the walk ran
+    except OSError as e:
+        return e  # a link loop, no permission, an I/O error
+    if stat.S_ISDIR(mode):
+        return _LINKED_FOLDER
+    if stat.S_ISREG(mode):
+        return _FILE
+    for test, word in (
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return word
+    return "a special file"
+
+
+def _as_searched(path: Path, exclude: Sequence[str], problems: list[Diagnostic]) -> list[Path]:
+    """``[path]`` when a search of the current folder would find it (of the folder that
+    holds it, for a path outside), else ``[]``; problems as the search reports them."""
+    # Loaded with --force-exclude only: 11 ms, a tenth of linting a small manifest by name.
+    import pathspec
+
+    absolute = Path(os.path.abspath(path))
+    base = Path.cwd()
+    try:
+        parts = absolute.relative_to(base).parts
+    except ValueError:
+        base, parts = absolute.parent, (absolute.name,)
+    excluded = pathspec.GitIgnoreSpec.from_lines(exclude)
+    ignores: _Ignores = []
+    folder = base
+    for part in parts[:-1]:
+        ignores = _with_gitignore(folder, ignores)
+        folder = folder / part
+        if part.startswith(".") or os.path.exists(folder / "pyvenv.cfg"):
+            return []
+        if _skipped(base, folder, True, excluded, ignores):
+            return []
+    ignores = _with_gitignore(folder, ignores)
+    if _skipped(base, absolute, False, excluded, ignores):
+        return []
+    # Reported under the name it was given, as every other diagnostic of a named file.
+    return list(_candidate(path, _kind_of(path), problems))
+
+
+def _with_gitignore(folder: Path, ignores: _Ignores) -> _Ignores:
+    """``ignores`` and the patterns of ``folder``'s .gitignore, when it has one."""
+    gitignore = folder / ".gitignore"
+    if not os.path.isfile(gitignore):
+        return ignores
+    import pathspec  # already loaded by the caller
+
+    try:
+        lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    return [*ignores, (folder, pathspec.GitIgnoreSpec.from_lines(lines))]
 
 
 def _skipped(
@@ -114,7 +250,7 @@ def _skipped(
     path: Path,
     is_dir: bool,
     excluded: GitIgnoreSpec,
-    ignores: list[tuple[Path, GitIgnoreSpec]],
+    ignores: _Ignores,
 ) -> bool:
     suffix = "/" if is_dir else ""
     if excluded.match_file(path.relative_to(root).as_posix() + suffix):
@@ -124,17 +260,53 @@ def _skipped(
     )
 
 
+def _unreadable(path: Path, message: str) -> Diagnostic:
+    return diag(
+        E_WALK,
+        Span(str(path)),
+        message,
+        hint="every other file was checked; fix the entry, or leave it out with --exclude",
+    )
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
 def is_manifest(path: Path) -> bool:
     """Whether the file's root element says it is an instrumentation manifest."""
     try:
-        with path.open("rb") as f:
-            head = f.read(_SNIFF_BYTES)
+        head = _head(path)
+    except _NotThere:
+        return False
     except OSError:
         return path.suffix.lower() == ".man"
     verdict = root_verdict(head)
     if verdict is None:
         return path.suffix.lower() == ".man"
     return verdict
+
+
+class _NotThere(Exception):
+    """The file is gone, or is no longer a regular file."""
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a regular file.  Opened without blocking and checked on the
+    open descriptor, so a FIFO put in the file's place cannot make the search wait."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_BINARY)
+    except (FileNotFoundError, NotADirectoryError):
+        raise _NotThere from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise _NotThere
+        if _O_NONBLOCK:
+            os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(_SNIFF_BYTES)
+    finally:
+        os.close(fd)
 
 
 def root_verdict(data: bytes) -> bool | None:

@@ -41,6 +41,21 @@ the id winmeta uses for it (``level.Informational``, ``task.None``, ``opcode.Inf
 and each culture's table holds the manifest's text.  mc's headers define ``MSG_`` ids
 for exactly those strings (libsir, osquery, rusttrace and nuclune/WEC commit theirs).
 
+Opcodes of tasks above 255.  An opcode's id keeps only the low 8 bits of its task's
+value (bits 16-23 of the id: mc's header for event-trace-kit's TaskOpcodes.man defines
+opcode 101 of task 0x11 as 0x30110065), so opcode 12 of task 4 and opcode 12 of task
+516 (0x204) get one id, 0x3004000C.  No public mc output shows an opcode of a task above
+255: neither the golden sets nor, in the public code index, the mc headers, .rc files
+and MSG*.bin committed beside manifests whose tasks exceed 255 (the ones found have no
+task-scoped opcode there).  event-trace-kit's id generator, built to reproduce mc's
+outputs, keeps the low 8 bits too.  And Windows registers Microsoft-Windows-WebAuthN,
+whose tasks 4 (WebAuthNError) and 516 (CtapUsbConnect) both have opcode 12 with the text
+"Informational" (its metadata as repnz/etw-providers-docs dumped it from Windows 10
+build 18990): mc compiled that.  So two strings with the same text in every culture
+share an id without complaint, the message table holding the text once for both; two
+texts for one id would lose one of them, which stays an error (ETW651).  The same holds
+for any two strings that meet on one id (an explicit ``<messageTable>`` id included).
+
 Events of the global Event Log channels (System, Application, Security) get classic
 Event Log ids: tag 0 and the event id alone, whatever the version (libsir's mc header:
 version-1 events 1-4 on Application have ids 0x1-0x4).  When another version of the
@@ -62,7 +77,18 @@ from . import winmeta as wm
 from .codes import E_DUP_MESSAGE_ID, W_TOO_MANY_PROVIDERS
 from .descriptors import provider_items
 from .diagnostics import Diagnostic, Span, diag
-from .model import Channel, Event, Filter, Keyword, Level, Manifest, Opcode, Provider, Task
+from .model import (
+    Channel,
+    Event,
+    Filter,
+    Keyword,
+    Level,
+    Manifest,
+    Opcode,
+    Provider,
+    Resources,
+    Task,
+)
 
 NO_MESSAGE: Final = 0xFFFFFFFF  # what the metadata stores for an item without a message
 
@@ -182,9 +208,11 @@ class _Draft:
 
 
 class _Assigner:
-    def __init__(self, ids: _Draft, primary: Mapping[str, object]) -> None:
+    def __init__(self, ids: _Draft, resources: Sequence[Resources]) -> None:
         self.ids = ids
-        self.primary = primary  # the primary culture's strings, by id
+        self.resources = resources
+        # The primary culture's strings, by id.
+        self.primary: Mapping[str, object] = resources[0].strings if resources else {}
         self.owner: dict[int, str] = {}  # message id -> the string that has it
         self.overflow = 0
         self.pi = 0
@@ -200,24 +228,29 @@ class _Assigner:
         """Whether the classic id of event ``value`` is free for ``string_id``."""
         return self.owner.get(make_id(0x0, self.pi, value), string_id) == string_id
 
-    def give(self, string_id: str | None, tag: int, value: int, at: object) -> bool:
+    def give(self, string_id: str | None, tag: int, value: int, at: object, why: str = "") -> bool:
         """Give ``string_id`` an id unless it has one.  True when it was new."""
         if string_id is None or string_id in self.ids.strings:
             return False
-        self.take(string_id, self.make(tag, value), at)
+        self.take(string_id, self.make(tag, value), at, why)
         return True
 
-    def take(self, string_id: str, mid: int, at: object) -> None:
+    def take(self, string_id: str, mid: int, at: object, why: str = "") -> None:
         other = self.owner.get(mid)
         span = getattr(at, "span", None)
-        if other is not None and other != string_id and span is not None:
+        if (
+            other is not None
+            and other != string_id
+            and span is not None
+            and not same_text(self.resources, other, string_id)
+        ):
             self.ids.diagnostics.append(
                 diag(
                     E_DUP_MESSAGE_ID,
                     span,
                     f"string '{string_id}' would get message id 0x{mid:08X}, which string "
-                    f"'{other}' already has",
-                    hint="give one of them another id in <messageTable>",
+                    f"'{other}' already has{why}; a message table holds one text per id",
+                    hint="give one of them another id in <messageTable>, or the same text",
                 )
             )
         self.owner.setdefault(mid, string_id)
@@ -274,7 +307,13 @@ class _Assigner:
             if o.builtin:
                 builtin("opcode", wm.OPCODES, o.name, 0x3, value)
             else:
-                give(o.message, 0x3, value, o)
+                why = (
+                    f" (an opcode's id keeps the low 8 bits of its task's value, "
+                    f"{o.task_value}: 0x{o.task_value & 0xFF:02X})"
+                    if o.task_value > 0xFF
+                    else ""
+                )
+                give(o.message, 0x3, value, o, why)
         for k in items.keywords:
             if k.builtin:
                 builtin("keyword", wm.KEYWORDS, k.name, 0x1, keyword_value(k.mask))
@@ -308,7 +347,7 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
     formula never produces, and warns (ETW650).
     """
     ids = _Draft()
-    a = _Assigner(ids, manifest.resources[0].strings if manifest.resources else {})
+    a = _Assigner(ids, manifest.resources)
     for m in manifest.messages:
         if m.message is not None and m.message not in ids.strings:
             a.take(m.message, m.value & 0xFFFFFFFF, m)
@@ -353,6 +392,16 @@ def _needs_auto_ids(p: Provider, ids: _Draft) -> bool:
     )
 
 
+def same_text(resources: Sequence[Resources], a: str, b: str) -> bool:
+    """Whether strings ``a`` and ``b`` have one text in every culture: then they can
+    share a message id, since the message table holds that text once for both."""
+    for res in resources:
+        sa, sb = res.strings.get(a), res.strings.get(b)
+        if (sa.value if sa else None) != (sb.value if sb else None):
+            return False
+    return True
+
+
 def _has_text(table: Mapping[str, wm.WinItem], name: str) -> bool:
     item = table.get(name.partition(":")[2])
     return item is not None and item.text is not None
@@ -392,14 +441,14 @@ def _with_bit(mid: int) -> int:
 def with_customer_bit(manifest: Manifest, ids: MessageIds) -> MessageIds:
     """``ids`` with the customer bit set in every id (mc's ``-c``), for the metadata,
     the message tables and the header alike.  Two strings whose ids differed only in
-    that bit would now share one: each such pair is an error (ETW651)."""
+    that bit would now share one: each such pair with two texts is an error (ETW651)."""
     diagnostics = list(ids.diagnostics)
     owner: dict[int, str] = {}
     strings = manifest.primary.strings if manifest.primary else {}
     for sid, mid in sorted(ids.strings.items(), key=lambda kv: (kv[1], kv[0])):
         new = _with_bit(mid)
         other = owner.setdefault(new, sid)
-        if other != sid:
+        if other != sid and not same_text(manifest.resources, other, sid):
             diagnostics.append(
                 diag(
                     E_DUP_MESSAGE_ID,

@@ -19,6 +19,11 @@ the next line that holds markup.  ``<!-- etwmc: ignore -->`` without a list cove
 every code there, and ``<!-- etwmc: ignore-file[ETW483] -->`` anywhere covers the
 whole file.  A suppression comment that hides nothing is itself reported (ETW013, a
 note), so stale ones do not pile up.
+
+Neither the selection nor a comment hides an error: an error makes the manifest
+uncompilable, so ``etwmc lint`` must fail wherever ``etwmc compile`` and the build
+plugins do.  Where one would have hidden an error, ETW015 (a warning) says so: at the
+comment, or at the top of the file for the selection.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from .codes import N_UNUSED_SUPPRESSION
+from .codes import N_UNUSED_SUPPRESSION, W_SUPPRESSED_ERROR
 from .diagnostics import Diagnostic, Severity, Span, diag
 
 # Compiled on first use (re caches them): most runs name no selector and have no
@@ -134,25 +139,31 @@ def apply(
     selection: Selection,
     sources: Mapping[str, Sequence[str]] | None = None,
     *,
-    keep_errors: bool = False,
+    keep_errors: bool = True,
 ) -> list[Diagnostic]:
     """The diagnostics the selection and the files' suppression comments let through.
 
     ``sources`` maps a file (as in the diagnostics' spans) to its lines, for
-    suppression comments.  With ``keep_errors``, errors are never dropped (a compile
-    still fails on them, whatever lint is told to ignore)."""
+    suppression comments.  Errors are kept whatever the selection or a comment says
+    (unless ``keep_errors`` is false): each makes the manifest uncompilable, so lint
+    must fail where compile and the build plugins do.  Where a comment or the selection
+    would have hidden one, ETW015 says so: at the comment, or at the top of the file
+    for ``--select``/``--ignore``/``per-file-ignores``."""
     by_file: dict[str, list[_Suppression]] = {}
     used: set[tuple[str, int]] = set()
+    covering: dict[tuple[str, int], set[str]] = {}  # a comment -> the error codes it covers
+    left_out: dict[str, set[str]] = {}  # a file -> the error codes the selection leaves out
     for f, lines in (sources or {}).items():
         found = suppressions(lines)
         if found:
             by_file[f] = found
     out: list[Diagnostic] = []
     for d in diags:
-        if keep_errors and d.severity == Severity.ERROR:
-            out.append(d)
-            continue
+        kept = keep_errors and d.severity == Severity.ERROR
         if not selection.allows(d.code, d.span.file):
+            if kept:
+                left_out.setdefault(d.span.file, set()).add(d.code)
+                out.append(d)
             continue
         hit = next(
             (
@@ -162,13 +173,22 @@ def apply(
             ),
             None,
         )
-        if hit is not None:
+        if hit is None:
+            out.append(d)
+        elif kept:
+            covering.setdefault((d.span.file, hit.written_at), set()).add(d.code)
+            out.append(d)
+        else:
             used.add((d.span.file, hit.written_at))
-            continue
-        out.append(d)
+    out += _suppressed_errors(selection, covering, left_out)
     for f, sups in sorted(by_file.items()):
         for s in sups:
-            if (f, s.written_at) not in used and selection.allows(N_UNUSED_SUPPRESSION.id, f):
+            at = (f, s.written_at)
+            if (
+                at not in used
+                and at not in covering
+                and selection.allows(N_UNUSED_SUPPRESSION.id, f)
+            ):
                 shown = ", ".join(s.selectors) if s.selectors else "every code"
                 out.append(
                     diag(
@@ -179,6 +199,45 @@ def apply(
                     )
                 )
     return out
+
+
+def _suppressed_errors(
+    selection: Selection,
+    covering: Mapping[tuple[str, int], set[str]],
+    left_out: Mapping[str, set[str]],
+) -> list[Diagnostic]:
+    """ETW015 where a suppression comment or the selection would have hidden errors."""
+    out: list[Diagnostic] = []
+    for (f, line), codes in sorted(covering.items()):
+        if selection.allows(W_SUPPRESSED_ERROR.id, f):
+            out.append(
+                diag(
+                    W_SUPPRESSED_ERROR,
+                    Span(f, line),
+                    f"this suppression comment covers {_errors(codes)}: lint and compile "
+                    "report errors whatever a comment says, since the manifest cannot be "
+                    "compiled with them",
+                    hint="fix the error; suppression comments hide warnings and notes only",
+                )
+            )
+    for f, codes in sorted(left_out.items()):
+        if selection.allows(W_SUPPRESSED_ERROR.id, f):
+            out.append(
+                diag(
+                    W_SUPPRESSED_ERROR,
+                    Span(f),
+                    f"the selection leaves out {_errors(codes)}: lint and compile report "
+                    "errors whatever --select, --ignore and per-file-ignores say, since the "
+                    "manifest cannot be compiled with them",
+                    hint="fix the error; the selection hides warnings and notes only",
+                )
+            )
+    return out
+
+
+def _errors(codes: Iterable[str]) -> str:
+    listed = sorted(codes)
+    return f"{'the error' if len(listed) == 1 else 'the errors'} {', '.join(listed)}"
 
 
 def _matches(code_id: str, selectors: tuple[str, ...]) -> bool:

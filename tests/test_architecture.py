@@ -37,6 +37,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit"),
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),
+    ("etwmc.rulepages",),  # one explanation page per code, shipped as Markdown
     ("etwmc.codes",),
     ("etwmc.pytest_plugin",),  # the runtime world: what applications and their tests import
     ("etwmc.testing",),

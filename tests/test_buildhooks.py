@@ -5,6 +5,7 @@ configuration; the pre-commit hooks and ``etwmc compile --check``."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import json
 import os
 import re
@@ -186,12 +187,28 @@ def test_hatch_wheel_is_reproducible(tmp_path: Path, plugin_path: str) -> None:
     assert w1.read_bytes() == w2.read_bytes()
 
 
+def _assert_byte_compiled(folder: Path, modules: set[str]) -> None:
+    """Each module has bytecode beside it that the import system takes as it is: a
+    loader that cannot compile still gets the module's code."""
+
+    class NoCompiling(importlib.machinery.SourceFileLoader):
+        def source_to_code(self, data, path, *, _optimize=-1):  # type: ignore[no-untyped-def, override]
+            raise AssertionError(f"{path} was compiled: its bytecode was not used")
+
+    cached = {p.name for p in (folder / "__pycache__").iterdir()}
+    assert cached == {f"{m}.{sys.implementation.cache_tag}.pyc" for m in modules}
+    for m in modules:
+        loader = NoCompiling(m, str(folder / f"{m}.py"))
+        assert loader.get_code(m) is not None
+
+
 def test_hatch_editable_generates_in_place(tmp_path: Path, plugin_path: str) -> None:
     project = _copy_example("hatch-package", tmp_path)
     wheel = _wheel(_backend(project, "hatchling.build", "build_editable", plugin_path), project)
     assert wheel.exists()
     generated = project / "src" / "acme_widget" / "_etw"
     assert (generated / "widget.py").is_file() and (generated / "widgetTEMP.BIN").is_file()
+    _assert_byte_compiled(generated, {"widget", "__init__"})
     # What the editable install's .pth puts on sys.path: the source folder.
     result = _run_python(
         _USE.format(pkg="acme_widget", cls="ACME_WIDGET"),
@@ -329,7 +346,8 @@ def test_setuptools_editable_mode_generates_in_place(tmp_path: Path, plugin_path
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
     generated = project / "src" / "acme_gadget" / "_etw"
-    assert {p.name for p in generated.iterdir()} == GADGET_FILES
+    assert {p.name for p in generated.iterdir()} == GADGET_FILES | {"__pycache__"}
+    _assert_byte_compiled(generated, {"gadget", "__init__"})
     assert sorted(report["mapping"].values()) == sorted(
         f"src/acme_gadget/_etw/{n}" for n in GADGET_FILES
     )
@@ -548,11 +566,17 @@ def test_pre_commit_hooks_are_declared() -> None:
     check = hooks["etwmc-compile-check"]
     assert check["entry"] == "etwmc compile --check"
     assert check["pass_filenames"] is False
-    assert re.search(str(hooks["etwmc-lint"]["files"]), "src/acme/events.man")
-    assert not re.search(str(hooks["etwmc-lint"]["files"]), "src/acme/build.xml")
+    # Every extension a folder search looks at; lint --force-exclude skips what is not a
+    # manifest (tests/test_precommit.py runs the hook).
+    for name in ("src/acme/events.man", "src/acme/build.xml", "src/Widgets.MANIFEST"):
+        assert re.search(str(hooks["etwmc-lint"]["files"]), name)
+    assert hooks["etwmc-lint"]["entry"] == "etwmc lint --force-exclude"
+    # What lint and compile need of the compiler extra: the trace decoder's dependencies
+    # are not theirs.
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    needed = [r for r in extra["compiler"] if not str(r).startswith("dissect")]
     for h in hooks.values():
-        assert h["additional_dependencies"] == extra["compiler"]
+        assert h["additional_dependencies"] == needed
 
 
 def test_compile_check_both_ways(tmp_path: Path) -> None:

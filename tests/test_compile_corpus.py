@@ -1,9 +1,11 @@
-"""Every valid corpus manifest compiles; the modules import, type-check, are exactly what
-black prints, and are the same bytes run after run and under other hash seeds."""
+"""Every valid corpus manifest compiles; the modules import, type-check (mypy --strict),
+pass ruff's default rules, are exactly what black prints, and are the same bytes run after
+run and under other hash seeds."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +75,21 @@ def test_generated_modules_pass_mypy_strict(compiled: dict[str, tuple[Path, str]
         capture_output=True,
         text=True,
         env=env,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
+
+
+def test_generated_modules_pass_ruffs_default_rules(
+    compiled: dict[str, tuple[Path, str]],
+) -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed")
+    # --isolated: ruff's own defaults, none of this project's configuration.
+    run = subprocess.run(
+        [ruff, "check", "--isolated", "--no-cache", *(str(p) for p, _ in compiled.values())],
+        capture_output=True,
+        text=True,
     )
     assert run.returncode == 0, run.stdout[-3000:]
 

@@ -298,9 +298,9 @@ def test_decode_cli(tmp_path: Path, decoder: Decoder) -> None:
                     + struct.pack("<II", 1, 4), timestamp=125_911_584_000_000_000),
         EventRecord(provider_id=GUID, id=1, user_data=b"\x01"),
     ])  # fmt: skip
-    out = tmp_path / "out.json"
+    out = tmp_path / "out.jsonl"
     rc = main(["decode", str(events), "--manifest", str(man), "-o", str(out)])
-    data = json.loads(out.read_text(encoding="utf-8"))
+    data = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert rc == 1  # the second event is truncated
     assert data[0]["fields"]["color"] == "Red" and data[0]["fields"]["flags"] == ["Write"]
     assert data[0]["timestamp"] == "2000-01-01T00:00:00.0000000Z"
@@ -336,7 +336,8 @@ def test_blob_metadata_decodes_like_the_manifest(decoder: Decoder, tmp_path: Pat
     write_events(tmp_path / "e.ev", [EventRecord(provider_id=GUID, id=5, user_data=payload)])
     out = tmp_path / "o.json"
     rc = main(["decode", str(tmp_path / "e.ev"), "--wevt", str(tmp_path / "t.bin"),
-               "--messages", str(tmp_path / "m.bin"), "-o", str(out)])  # fmt: skip
+               "--messages", str(tmp_path / "m.bin"), "--format", "json",
+               "-o", str(out)])  # fmt: skip
     assert rc == 0
     (item,) = json.loads(out.read_text(encoding="utf-8"))
     assert item["message"] == "5 / Red / Read | Write"
@@ -379,8 +380,9 @@ def test_decode_cli_usage_and_bad_inputs(
 
     events = tmp_path / "e.ev"
     events.write_bytes(b"not an event file")
-    assert main(["decode", str(events)]) == 2
-    assert "exactly one of --manifest" in capsys.readouterr().err
+    assert main(["decode", str(events)]) == 1
+    err = capsys.readouterr().err
+    assert "ETW022" in err and "bad magic" in err
     blob = tmp_path / "t.bin"
     blob.write_bytes(b"CRIM")
     assert main(["decode", str(events), "--wevt", str(blob)]) == 1

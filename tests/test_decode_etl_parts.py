@@ -121,15 +121,15 @@ def test_envelope_rules() -> None:
 def test_chunks_join_in_order_once() -> None:
     c = ManifestCollector()
     p = GUID.bytes_le
-    assert c.add(p, parse_envelope(envelope(3, 0, b"ab"))) is None
-    assert c.add(p, parse_envelope(envelope(3, 2, b"ef"))) is None
-    assert c.add(p, parse_envelope(envelope(3, 1, b"cd"))) == b"abcdef"
+    assert c.add(p, (1, 2), parse_envelope(envelope(3, 0, b"ab"))) is None
+    assert c.add(p, (1, 2), parse_envelope(envelope(3, 2, b"ef"))) is None
+    assert c.add(p, (1, 2), parse_envelope(envelope(3, 1, b"cd"))) == b"abcdef"
     for i, part in enumerate((b"ab", b"cd", b"ef")):  # the same manifest again
-        assert c.add(p, parse_envelope(envelope(3, i, part))) is None
+        assert c.add(p, (1, 2), parse_envelope(envelope(3, i, part))) is None
     # a chunk 0 starts over
-    assert c.add(p, parse_envelope(envelope(2, 0, b"x"))) is None
-    assert c.add(p, parse_envelope(envelope(2, 0, b"y"))) is None
-    assert c.add(p, parse_envelope(envelope(2, 1, b"z"))) == b"yz"
+    assert c.add(p, (1, 2), parse_envelope(envelope(2, 0, b"x"))) is None
+    assert c.add(p, (1, 2), parse_envelope(envelope(2, 0, b"y"))) is None
+    assert c.add(p, (1, 2), parse_envelope(envelope(2, 1, b"z"))) == b"yz"
 
 
 def test_inband_manifest_in_two_chunks_decodes_later_events() -> None:
@@ -150,10 +150,12 @@ def test_inband_manifest_in_two_chunks_decodes_later_events() -> None:
     assert ok["decoded"] and ok["fields"] == {"Count": -7, "Text": "déjà"}
     assert ok["message"] == "work -7 on déjà" and ok["name"] == "WorkStart"
     assert ok["provider_name"] == "My-Source" and ok["timestamp"] == "2000-01-01T00:00:00.0000000Z"
-    assert not events[4]["decoded"] and "1 bytes left" in events[4]["error"]
+    # one byte more than the metadata describes: decoded, the byte counted (as TDH does)
+    assert events[4]["decoded"] and events[4]["trailing_bytes"] == 1
+    assert events[4]["fields"] == ok["fields"]
     assert events[1]["fields"]["TotalChunks"] == 2 and events[2]["decoded"]
     count = dec.counts[str(GUID)]
-    assert (count.events, count.decoded, dec.misfits) == (5, 3, 1)
+    assert (count.events, count.decoded, count.trailing, dec.misfits) == (5, 4, 1, 0)
     assert dec.diagnostics == []
 
 
@@ -253,7 +255,8 @@ def test_tracelogging_schemas_that_lie() -> None:
     with pytest.raises(DecodeError, match="does not fit"):
         parse_event(struct.pack("<H", 99) + b"\0E\0")
     ev = parse_event(schema("E", field("a", 0x40 | 0x04)))
-    with pytest.raises(DecodeError, match="field 'a': needs 1 bytes"):
+    too_many = "field 'a': 200 elements need at least 200 bytes at offset 2, 0 left"
+    with pytest.raises(DecodeError, match=too_many):
         decode_payload(ev, struct.pack("<H", 200), 8)
     assert provider_name(struct.pack("<H", 6) + b"abc\0") == "abc"
     assert provider_name(b"\x01") is None

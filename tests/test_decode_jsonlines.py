@@ -128,15 +128,17 @@ def test_records_take_the_name_and_metadata_their_provider_gets_later() -> None:
     events = [json.loads(line) for line in fast]
     names = [e["provider_name"] for e in events]
     assert names == [None] * 6 + ["My-Source"] * 7
-    assert [e["decoded"] for e in events[9:]] == [True, False, False, False]
+    assert [e["decoded"] for e in events[9:]] == [True, True, False, False]
     assert (
         events[9]["fields"] == {"Count": 5, "Text": "x"} and events[9]["message"] == "work 5 on x"
     )
     assert (
         events[9]["related_activity_id"] == events[5]["activity_id"] == str(uuid.UUID(bytes_le=act))
     )
-    assert "1 bytes left" in events[10]["error"] and "'Count'" in events[11]["error"]
-    assert "error" not in events[12] and a.misfits == 2
+    # a byte more than the metadata describes: decoded, the byte counted (as TDH does)
+    assert events[10]["fields"] == {"Count": 5, "Text": "x"} and events[10]["trailing_bytes"] == 1
+    assert "'Count'" in events[11]["error"]
+    assert "error" not in events[12] and a.misfits == 1
     assert events[1]["timestamp"] is None and events[8]["timestamp"] is None
     assert_same(records)
     assert_same(records, providers=["my-source"])  # filtered by a name it gets later
@@ -164,10 +166,12 @@ def test_classic_records_named_by_tracelogging_traits() -> None:
 
 
 def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import etwmc.decode.counts as counts_module
     import etwmc.decode.trace as trace_module
 
-    monkeypatch.setattr(trace_module, "MAX_PROVIDERS", 2)
-    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)
+    monkeypatch.setattr(counts_module, "MAX_PROVIDERS", 2)
+    monkeypatch.setattr(counts_module, "MAX_REASONS", 1)
+    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)  # its fast path's own copy
     other = bytes(range(16))
     records = [
         record(5, 0, b""),  # no metadata: its provider's first reason

@@ -149,6 +149,7 @@ CASES: list[tuple[str, list[tuple[str, str]], set[str]]] = [
     ("event-opcode", [('opcode="Jolt"', 'opcode="Idle"')], {"ETW713"}),
     ("event-task", [('opcode="Jolt"', 'opcode="Jolt" task="Stop"')], {"ETW714"}),
     ("event-keywords", [('keywords="Io" channel', 'keywords="Net" channel')], {"ETW715"}),
+    ("event-keywords-lost", [('keywords="Io Net" channel', 'keywords="Net" channel')], {"ETW715"}),
     (
         "event-channel",
         [
@@ -253,6 +254,19 @@ CASES: list[tuple[str, list[tuple[str, str]], set[str]]] = [
             )
         ],
         {"ETW753"},
+    ),
+    # More keywords only pass a session's any/all keyword test more often.
+    ("event-keywords-gained", [('keywords="Io" channel', 'keywords="Io Net" channel')], {"ETW757"}),
+    # An event of a channel carries the channel's keyword bit: sessions took it for that.
+    (
+        "event-keywords-beside-a-channel",
+        [
+            (
+                'opcode="Jolt"\n                 channel="op"',
+                'opcode="Jolt" keywords="Io" channel="op"',
+            )
+        ],
+        {"ETW757"},
     ),
     (
         "map-value-added",
@@ -505,3 +519,44 @@ def test_resource_dll_baseline(tmp_path: Path, capsys: pytest.CaptureFixture[str
     not_events.write_bytes(build_resource_dll({(16, 1, 0x409): b"version"}))
     assert main(["diff", str(not_events), str(same)]) == 1
     assert "no WEVT_TEMPLATE resource" in capsys.readouterr().out
+
+
+# ---- keywords: what a session's any/all keyword test lets through
+
+
+DIFF_FIXTURES = Path(__file__).resolve().parent / "manifests" / "diff"
+
+
+def test_msquic_keyword_history(capsys: pytest.CaptureFixture[str]) -> None:
+    """msquic's Microsoft-Quic event whose keywords went from 0x2120 to 0x80002120
+    (ut:LowVolume added): not breaking; the way back is."""
+    old = DIFF_FIXTURES / "msquic-keywords-0x2120.man"
+    new = DIFF_FIXTURES / "msquic-keywords-0x80002120.man"
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "note ETW757" in out and "gained keywords 0x80000000 (from 0x2120 to 0x80002120)" in out
+    assert "ETW715" not in out
+    assert main(["diff", str(new), str(old)]) == 1
+    out = capsys.readouterr().out
+    assert "error ETW715" in out and "losing 0x80000000" in out
+
+
+def test_keywords_given_to_an_event_that_had_none(tmp_path: Path) -> None:
+    """An event without keywords (and without a channel's bit) reaches every session;
+    with keywords, only those that enable one of them."""
+    unchanneled = ('opcode="Jolt"\n                 channel="op"', 'opcode="Jolt"')
+    old = _write(tmp_path, "old.man", _mutate([unchanneled]))
+    new = _write(
+        tmp_path,
+        "new.man",
+        _mutate([unchanneled, ('opcode="Jolt"/>', 'opcode="Jolt" keywords="Io"/>')]),
+    )
+    assert _codes(old, new) == {"ETW715"}
+    assert _codes(new, old) == {"ETW715"}  # and back: a bit removed
+
+
+def test_a_channel_change_is_not_also_a_keyword_change(tmp_path: Path) -> None:
+    old = _write(tmp_path, "old.man", BASE)
+    edit = ('keywords="Io" channel="op"', 'keywords="Io" channel="dbg"')
+    new = _write(tmp_path, "new.man", _mutate([edit]))
+    assert _codes(old, new) == {"ETW716"}

@@ -28,7 +28,8 @@ NEW = {"a.py": b"new a", "b.bin": b"new b", "c.rc": b"new c", "d_MSG00002.bin": 
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+    """The folder's files (not its subfolders: the build plugins' __pycache__)."""
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.is_dir()}
 
 
 def _interrupted(folder: Path, stop: int) -> None:
@@ -225,6 +226,7 @@ def test_the_build_plugins_settle_an_interrupted_write(tmp_path: Path) -> None:
     first = generate(tmp_path, opts, out_dir=None)
     folder = tmp_path / "pkg"
     before = _files(folder)
+    bytecode = _files(folder / "__pycache__")
     new = {n: d + b"\n# changed\n" if n.endswith(".py") else d[::-1] for n, d in before.items()}
     t = emit._Transaction(folder, new)
     t._write_journal()
@@ -235,3 +237,5 @@ def test_the_build_plugins_settle_an_interrupted_write(tmp_path: Path) -> None:
     again = generate(tmp_path, opts, out_dir=None)
     assert set(again.files) == set(first.files) - {"pkg/__init__.py"}  # that one exists
     assert _files(folder) == before  # the whole set as the manifest gives it, nothing else
+    assert {p.name for p in folder.iterdir() if p.is_dir()} == {"__pycache__"}
+    assert _files(folder / "__pycache__") == bytecode

@@ -164,22 +164,39 @@ def test_select_and_ignore_flags(tmp_path: Path) -> None:
     assert {"ETW401", "ETW480"} <= everything
     assert codes(_lint(man, "--select", "ETW40")) == {"ETW401"}
     assert codes(_lint(man, "--select", "ETW4")) == {"ETW401", "ETW480"}
+    proc = _lint(man, "--ignore", "ETW48")
+    assert proc.returncode == 1 and codes(proc) == {"ETW401"}
+    # An error is never left out (compile fails on it): it stays, and ETW015 says why.
     proc = _lint(man, "--ignore", "ETW401,ETW48")
-    assert proc.returncode == 0 and "ETW401" not in codes(proc) and "ETW480" not in codes(proc)
+    assert proc.returncode == 1 and codes(proc) == {"ETW401", "ETW015"}
+    assert re.search(
+        r"t\.man: warning ETW015: the selection leaves out the error ETW401", proc.stdout
+    )
     assert codes(_lint(man, "--ignore", "ETW4", "--extend-select", "ETW401")) >= {"ETW401"}
     assert _lint(man, "--select", "E401").returncode == 2  # not a code form
 
 
 def test_suppression_comments(tmp_path: Path) -> None:
     man = tmp_path / "t.man"
-    man.write_text(_typo(" <!-- etwmc: ignore[ETW401] -->"))
+    man.write_text(_typo().replace("</templates>", "</templates> <!-- etwmc: ignore[ETW480] -->"))
     proc = _lint(man)
-    assert "ETW401" not in proc.stdout and proc.returncode == 0
+    assert "ETW480" not in proc.stdout and "ETW401" in proc.stdout and "ETW013" not in proc.stdout
     # A comment alone on its line covers the next line with markup.
     man.write_text(
-        _typo().replace("        <event", "        <!-- etwmc: ignore[ETW4] -->\n        <event")
+        _typo().replace(
+            "      <templates>", "      <!-- etwmc: ignore[ETW4] -->\n      <templates>"
+        )
     )
-    assert "ETW401" not in _lint(man).stdout
+    proc = _lint(man)
+    assert "ETW480" not in proc.stdout and "ETW401" in proc.stdout
+    # An error is never hidden: lint fails as compile does, and says so at the comment.
+    man.write_text(_typo(" <!-- etwmc: ignore[ETW401] -->"))
+    proc = _lint(man)
+    assert proc.returncode == 1 and "error ETW401" in proc.stdout
+    assert re.search(
+        r"t\.man:9: warning ETW015: this suppression comment covers the error ETW401", proc.stdout
+    )
+    assert "ETW013" not in proc.stdout
     # A suppression that hides nothing is reported.
     man.write_text(_typo(" <!-- etwmc: ignore[ETW999] -->"))
     proc = _lint(man)
@@ -218,23 +235,35 @@ def test_compile_keeps_errors_whatever_lint_ignores(tmp_path: Path) -> None:
 def test_configuration_and_flags(tmp_path: Path) -> None:
     man = tmp_path / "src" / "t.man"
     man.parent.mkdir()
-    man.write_text(_typo())
+    man.write_text(_typo().replace("win:Informationl", "win:Informational"))  # ETW480 only
     (tmp_path / "pyproject.toml").write_text(
-        "[project]\nname = 'x'\n[tool.etwmc]\nwevt-version = 3\n"
-        "[tool.etwmc.lint]\nignore = ['ETW401']\nper-file-ignores = { 'src/*.man' = ['ETW48'] }\n"
+        "[project]\nname = 'x'\n[tool.etwmc]\nwevt-version = 3\nwerror = true\n"
+        "[tool.etwmc.lint]\nignore = ['ETW2']\nper-file-ignores = { 'src/*.man' = ['ETW48'] }\n"
     )
     proc = _lint("src", cwd=tmp_path)
-    assert proc.returncode == 0 and "ETW401" not in proc.stdout and "ETW480" not in proc.stdout
-    proc = _lint("src", "--ignore", "ETW2", cwd=tmp_path)  # the flag replaces the list
-    assert proc.returncode == 1 and "ETW401" in proc.stdout
+    assert proc.returncode == 0 and "ETW480" not in proc.stdout
+    proc = _lint("src", "--ignore", "ETW2", cwd=tmp_path)  # the flag replaces the list...
+    assert proc.returncode == 0 and "ETW480" not in proc.stdout  # ...not per-file-ignores
+    (tmp_path / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n[tool.etwmc]\nwevt-version = 3\nwerror = true\n"
+        "[tool.etwmc.lint]\nignore = ['ETW48']\n"
+    )
+    assert _lint("src", cwd=tmp_path).returncode == 0
+    proc = _lint("src", "--ignore", "ETW2", cwd=tmp_path)
+    assert proc.returncode == 1 and "error ETW480" in proc.stdout  # werror from the file
     shown = _lint("--show-config", cwd=tmp_path / "src")
-    assert "pyproject.toml" in shown.stdout and 'lint.ignore = ["ETW401"]' in shown.stdout
+    assert "pyproject.toml" in shown.stdout and 'lint.ignore = ["ETW48"]' in shown.stdout
     # etwmc.toml comes first in a folder.
     (tmp_path / "etwmc.toml").write_text("[lint]\nselect = ['ETW2']\n")
     proc = _lint("src", cwd=tmp_path)
-    assert proc.returncode == 0 and "ETW401" not in proc.stdout
+    assert proc.returncode == 0 and "ETW480" not in proc.stdout
     (tmp_path / "etwmc.toml").write_text("[lint]\nselect = ['bogus']\n")
     assert _lint("src", cwd=tmp_path).returncode == 2
+    # Whatever the configuration leaves out, an error is reported and fails the lint.
+    man.write_text(_typo())
+    (tmp_path / "etwmc.toml").write_text("[lint]\nignore = ['ETW401']\n")
+    proc = _lint("src", cwd=tmp_path)
+    assert proc.returncode == 1 and "error ETW401" in proc.stdout and "ETW015" in proc.stdout
 
 
 def test_compile_reads_the_configuration(tmp_path: Path) -> None:

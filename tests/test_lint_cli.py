@@ -109,6 +109,10 @@ def _check_sarif_structure(doc: dict) -> None:  # type: ignore[type-arg]
     for r in rules:
         assert r["shortDescription"]["text"]
         assert r["defaultConfiguration"]["level"] in ("none", "note", "warning", "error")
+        # Code scanning links a finding to its rule's page and shows the rule's help.
+        assert r["helpUri"] == f"https://etwmc.github.io/etwmc/rules/{r['id']}/"
+        assert r["fullDescription"]["text"] and "\n" not in r["fullDescription"]["text"]
+        assert r["help"]["text"] and r["helpUri"] in r["help"]["markdown"]
     for res in run["results"]:
         assert res["level"] in ("none", "note", "warning", "error")
         assert isinstance(res["message"]["text"], str) and res["message"]["text"]
@@ -170,9 +174,9 @@ def test_internal_error_is_reported_not_raised(
 # on another path only and costs at least a tenth of such a lint (the folder walk's
 # pathspec, the binary readers), or is never needed at run time (Jinja and black, which
 # the compiled template and the layout functions replace; the runtime), or belongs to
-# another path (an internal error's traceback, shutil).
+# another path (an internal error's traceback).
 _NOT_ON_THE_LINT_PATH = (
-    "black", "jinja2", "pathspec", "etwmc.wevt.reader", "shutil", "traceback", "etwmc.runtime",
+    "black", "jinja2", "pathspec", "etwmc.wevt.reader", "traceback", "etwmc.runtime",
 )  # fmt: skip
 
 

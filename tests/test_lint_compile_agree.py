@@ -1,7 +1,9 @@
 """``etwmc lint`` reports everything ``etwmc compile`` can report about a manifest, so
 ``lint --werror`` passes exactly when ``compile --werror`` does: on the real corpus and
 on manifests mutated to trip the checks that only producing outputs makes (names,
-traits, cultures, message-table limits)."""
+traits, cultures, message-table limits); and whatever a selection (``--select``,
+``--ignore``, ``per-file-ignores``) or a suppression comment leaves out, lint fails
+exactly when compile does."""
 
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ import pytest
 
 from conftest import GOLDEN, corpus_files, require_shared
 from etwmc.compile import compile_manifest
-from etwmc.diagnostics import Diagnostic, Severity, has_errors
-from etwmc.lint import lint_files
+from etwmc.diagnostics import Diagnostic, Severity, finalize, has_errors
+from etwmc.lint import lint_file, lint_files
 from etwmc.options import CompileOptions
 from etwmc.python.context import build_context, context_diagnostics
+from etwmc.selection import Selection, apply
 from etwmc.validate import check_file
 
 MANIFESTS = Path(__file__).resolve().parent / "manifests"
@@ -185,3 +188,67 @@ def test_random_attribute_mutations(tmp_path: Path) -> None:
             path = tmp_path / f"{src.stem}-{i}.man"
             path.write_text(mutated, encoding="utf-8")
             _agree(path)
+
+
+# --------------------------------------------------------------------------- selections
+
+
+# What a project can tell lint to leave out: flags and configuration (a selection), and
+# suppression comments in the manifest.  Errors make a manifest uncompilable, so none
+# of these may let lint pass a manifest that compile and the build plugins fail.
+SELECTIONS: dict[str, Selection] = {
+    "ignore every code": Selection(ignore=("ETW",)),
+    "select one band": Selection(select=("ETW2",)),
+    "ignore the references band": Selection(ignore=("ETW4",)),
+    "per-file ignore of every code": Selection(per_file_ignores={"*.man": ("ETW",)}),
+    "ignore warnings' bands": Selection(ignore=("ETW29", "ETW48")),
+}
+
+
+def _agree_selected(path: Path, selection: Selection) -> None:
+    linted = lint_file(path)
+    for werror in (False, True):
+        # As `etwmc lint` reports them (etwmc.commands.lint) and `etwmc compile` decides.
+        reported = finalize(
+            apply(linted.diagnostics, selection, {linted.path: linted.lines}), werror=werror
+        )
+        compiled = compile_manifest(path, CompileOptions(werror=werror), selection=selection)
+        assert has_errors(reported) == (not compiled.ok), (path, werror, _loud(reported))
+        assert _loud(compiled.diagnostics) == _loud(reported), (path, werror)
+
+
+@pytest.mark.parametrize("selection", sorted(SELECTIONS))
+@pytest.mark.parametrize("path", VALID + INVALID, ids=[p.name for p in VALID + INVALID])
+def test_selections_never_hide_what_fails_a_compile(path: Path, selection: str) -> None:
+    _agree_selected(path, SELECTIONS[selection])
+
+
+def test_selections_on_the_corpus() -> None:
+    require_shared()
+    for path in corpus_files():
+        _agree_selected(path, SELECTIONS["ignore every code"])
+
+
+def _suppressed_everywhere(text: str) -> str:
+    """A suppression comment for every code on every line that ends a tag, and one for
+    the whole file."""
+    lines = [
+        line + " <!-- etwmc: ignore -->" if line.rstrip().endswith(">") else line
+        for line in text.splitlines()
+    ]
+    return "\n".join(lines).replace(
+        "<instrumentationManifest", "<!-- etwmc: ignore-file --><instrumentationManifest", 1
+    )
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.name for p in INVALID])
+def test_suppression_comments_never_hide_what_fails_a_compile(path: Path, tmp_path: Path) -> None:
+    text = path.read_text(encoding="utf-8-sig")
+    suppressed = tmp_path / path.name
+    suppressed.write_text(_suppressed_everywhere(text), encoding="utf-8")
+    _agree_selected(suppressed, Selection())
+    if has_errors(compile_manifest(suppressed, selection=Selection()).diagnostics):
+        # Where a comment would have hidden an error, lint says so at the comment.
+        linted = lint_file(suppressed)
+        reported = apply(linted.diagnostics, Selection(), {linted.path: linted.lines})
+        assert any(d.code == "ETW015" for d in reported), path

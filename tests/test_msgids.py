@@ -376,3 +376,78 @@ def test_shared_ids_are_read_only() -> None:
     ids = msgids.message_ids(_manifest(_provider(1, ""), []))
     with pytest.raises(TypeError):
         ids.strings["x"] = 1  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------- tasks above 255
+
+# Microsoft-Windows-WebAuthN, as Windows registers it: tasks 4 and 516 (0x204) each have
+# an opcode 12 with the text "Informational".  An opcode's id keeps the low 8 bits of its
+# task's value, so both opcodes' strings get 0x3004000C.
+WEBAUTHN_TASKS = """
+<tasks>
+  <task name="WebAuthNError" value="4" message="$(string.task_WebAuthNError)">
+    <opcodes><opcode name="Informational" value="12"
+        message="$(string.opcode_WebAuthNErrorInformational)"/></opcodes>
+  </task>
+  <task name="CtapUsbConnect" value="516" message="$(string.task_CtapUsbConnect)">
+    <opcodes><opcode name="Informational" value="12"
+        message="$(string.opcode_CtapUsbConnectInformational)"/></opcodes>
+  </task>
+</tasks>
+<events>
+  <event value="1010" task="WebAuthNError" opcode="Informational" level="win:Error"/>
+  <event value="2207" task="CtapUsbConnect" opcode="Informational" level="win:Informational"/>
+</events>
+"""
+
+
+def _webauthn(texts: dict[str, tuple[str, str]]) -> bytes:
+    """The provider with its opcode strings given ``texts`` per culture (error, usb)."""
+    cultures = "".join(
+        f'<resources culture="{culture}"><stringTable>'
+        f'<string id="task_WebAuthNError" value="WebAuthNError"/>'
+        f'<string id="task_CtapUsbConnect" value="CtapUsbConnect"/>'
+        f'<string id="opcode_WebAuthNErrorInformational" value="{error}"/>'
+        f'<string id="opcode_CtapUsbConnectInformational" value="{usb}"/>'
+        "</stringTable></resources>"
+        for culture, (error, usb) in texts.items()
+    )
+    return (
+        HEAD + '<provider name="Microsoft-Windows-WebAuthN"'
+        ' guid="{3ae1ea61-c002-47fb-b06c-4022a8c98929}" symbol="WEBAUTHN"'
+        ' resourceFileName="webauthn.dll" messageFileName="webauthn.dll">'
+        + WEBAUTHN_TASKS
+        + "</provider></events></instrumentation><localization>"
+        + cultures
+        + "</localization></instrumentationManifest>"
+    ).encode()
+
+
+def test_opcodes_of_tasks_above_255_share_an_id_when_their_text_is_one(tmp_path: Path) -> None:
+    from etwmc.wevt.msgtable import read_message_table
+
+    data = _webauthn({"en-US": ("Informational", "Informational")})
+    checked = check_bytes(data, "webauthn.man")
+    assert checked.manifest is not None
+    assert [d for d in checked.diagnostics if d.severity >= 1] == []  # no error, no warning
+    ids = assign_message_ids(checked.manifest)
+    assert ids.strings["opcode_WebAuthNErrorInformational"] == 0x3004000C
+    assert ids.strings["opcode_CtapUsbConnectInformational"] == 0x3004000C
+    result = compile_manifest("webauthn.man", data=data, base="webauthn")
+    assert result.ok, result.diagnostics
+    table = read_message_table(result.files["webauthn_MSG00001.bin"])
+    assert table[0x3004000C] == "Informational"
+    # And with mc's -c (the customer bit), the same.
+    custom = msgids.with_customer_bit(checked.manifest, ids)
+    assert [d.code for d in custom.diagnostics] == []
+
+
+def test_opcodes_of_tasks_above_255_with_two_texts_for_one_id_are_an_error() -> None:
+    data = _webauthn({"en-US": ("Informational", "Informational"), "de-DE": ("Info", "Hinweis")})
+    checked = check_bytes(data, "webauthn.man")
+    found = [d for d in checked.diagnostics if d.code == "ETW651"]
+    assert len(found) == 1, checked.diagnostics
+    assert (
+        "'opcode_CtapUsbConnectInformational' would get message id 0x3004000C" in found[0].message
+    )
+    assert "low 8 bits of its task's value, 516: 0x04" in found[0].message

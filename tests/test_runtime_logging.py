@@ -152,7 +152,85 @@ def test_awkward_strings(etw_session: Session, logger: logging.Logger) -> None:
     nul, surrogate, long = (fields(r)["Message"] for r in etw_session.events())
     assert nul == "a\ufffdb"
     assert surrogate == "file \ufffd name"
-    assert long == "x" * 16_000
+    assert isinstance(long, str) and 15_990 <= len(long) <= 16_000
+    kept = long.index(" [")
+    assert long[:kept] == "x" * kept
+    assert long[kept:] == f" [... {100_000 - kept} more characters cut to fit the event]"
+
+
+def utf16_units(text: object) -> int:
+    assert isinstance(text, str)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def test_astral_text_is_cut_by_its_utf16_size_and_says_so(
+    etw_session: Session, logger: logging.Logger
+) -> None:
+    """Characters outside the BMP take two UTF-16 units: 16,000 of them fill twice the
+    message's budget.  With a long traceback the record used to exceed 64 KiB, and
+    vanished (status 534, nothing counted)."""
+    handler = attach(logger, etw_session)
+    clef = "\U0001d11e"
+    try:
+        raise ValueError(clef * 20_000)
+    except ValueError:
+        logger.exception("%s", clef * 16_000)
+    [record] = etw_session.events()
+    got = fields(record)
+    message, exception = got["Message"], got["Exception"]
+    assert isinstance(message, str) and isinstance(exception, str)
+    assert utf16_units(message) <= 16_000 and utf16_units(exception) <= 12_000
+    assert message.startswith(clef * 7_900)
+    assert message.endswith("more characters cut to fit the event]")
+    dropped = int(message.rsplit("[... ", 1)[1].split()[0])
+    assert message.count(clef) + dropped == 16_000  # the note counts what was cut
+    assert exception.startswith("[... ") and "earlier characters cut" in exception
+    assert exception.endswith(clef * 5_000)  # the end of the traceback is kept
+    assert "\ud834" not in exception.replace(clef, "")  # no half of a pair survives
+    assert handler.events_lost == 0
+
+
+def test_a_refused_write_is_counted(etw_session: Session, logger: logging.Logger) -> None:
+    handler = attach(logger, etw_session)
+    full = etw_session.backend.session("one event", capacity=1).enable(NAME_GUID, level=5)
+    logger.error("taken")
+    logger.error("no room")  # every dependent session loses it (ETW's delivery rule)
+    logger.error("no room either")
+    assert handler.events_lost == 2 and handler.last_status == 8
+    assert full.events_lost == 2
+    full.stop()
+
+
+def test_records_of_any_size_and_plane_arrive_or_are_counted(
+    etw_session: Session, logger: logging.Logger
+) -> None:
+    """A bounded stress run: random mixes of BMP and astral text, message and traceback
+    of every size up to far beyond an event; each record gives one event of at most
+    64 KiB, or counts as lost."""
+    import random
+
+    handler = attach(logger, etw_session)
+    rng = random.Random(1234)
+    alphabet = ["a", "\u00e9", "\u4e2d", "\U0001f600", "\U0001d11e", "\n", "\0", "\udcff"]
+    sent = 0
+    for _ in range(60):
+
+        def text(most: int) -> str:
+            return "".join(rng.choices(alphabet, k=rng.randrange(most)))
+
+        try:
+            raise RuntimeError(text(30_000))
+        except RuntimeError:
+            logger.error("%s", text(40_000), exc_info=rng.random() < 0.7)
+        sent += 1
+    events = etw_session.events()
+    assert len(events) + handler.events_lost == sent
+    assert handler.events_lost == 0
+    for record in events:
+        assert len(record.user_data) <= 0xFFFF
+        got = fields(record)
+        assert utf16_units(got["Message"]) <= 16_000
+        assert utf16_units(got["Exception"]) <= 12_000
 
 
 def test_session_level_and_filters_apply(etw_session: Session, logger: logging.Logger) -> None:
@@ -254,7 +332,7 @@ def test_records_decode_with_the_shipped_metadata(
         ],
     ):
         out = tmp_path / "decoded.json"
-        assert main(["decode", str(trace), *metadata, "-o", str(out)]) == 0
+        assert main(["decode", str(trace), *metadata, "--format", "json", "-o", str(out)]) == 0
         warning, error = json.loads(out.read_text(encoding="utf-8"))
         assert warning["fields"] == {
             "Logger": logger.name,

@@ -225,3 +225,51 @@ def test_refused_traits_are_not_sent_with_events() -> None:
     provider = ProviderRuntime(GUID, "P", traits=build_traits("P")).register(WindowsBackend(dll))
     provider.write(pack_descriptor(1), b"x")
     assert dll.writes[-1]["pieces"] == [(0, b"x")]
+
+
+class Refusing(FakeDll):
+    """EventWriteTransfer answers with a status (ERROR_ARITHMETIC_OVERFLOW by default:
+    an event above 64 KiB), as ETW does for an event it does not take."""
+
+    def __init__(self, status: int = 534) -> None:
+        super().__init__()
+        self.status = status
+
+    def EventWriteTransfer(self, *args):  # type: ignore[no-untyped-def]  # noqa: N802
+        super().EventWriteTransfer(*args)
+        return self.status
+
+
+def test_a_refused_write_is_counted_even_when_its_status_is_ignored() -> None:
+    dll = Refusing()
+    provider = ProviderRuntime(GUID, "P").register(WindowsBackend(dll))
+    assert provider.write(pack_descriptor(1), b"x") == 534
+    provider.write(pack_descriptor(2), b"y")  # status ignored, as start_<Event> does
+    assert provider.write_failures == 2 and provider.last_status == 534
+    dll.status = 0
+    assert provider.write(pack_descriptor(3), b"z") == 0
+    assert provider.write_failures == 2 and provider.last_status == 534
+
+
+def test_refused_traits_are_counted() -> None:
+    class RefusingTraits(FakeDll):
+        def EventSetInformation(self, handle, info_class, blob, length):  # type: ignore[no-untyped-def]  # noqa: N802
+            super().EventSetInformation(handle, info_class, blob, length)
+            return 50  # ERROR_NOT_SUPPORTED
+
+    provider = ProviderRuntime(GUID, "P", traits=build_traits("P"))
+    provider.register(WindowsBackend(RefusingTraits()))
+    assert provider.write_failures == 1 and provider.last_status == 50
+
+
+def test_a_write_function_kept_past_unregister_never_reaches_etw() -> None:
+    """A writer may read the provider's write function just before another thread
+    unregisters: the write is refused (and counted), not sent with a dead handle that
+    ETW may have given to another provider."""
+    dll = FakeDll()
+    provider = ProviderRuntime(GUID, "P").register(WindowsBackend(dll))
+    kept = provider.write
+    provider.unregister()
+    assert kept(pack_descriptor(1), b"late") == 6  # ERROR_INVALID_HANDLE
+    assert dll.writes == [] and provider.write_failures == 1
+    assert provider.write(pack_descriptor(1), b"dropped") == 0  # unregistered: dropped

@@ -10,6 +10,15 @@ package's folder in the source tree (``src/<package>`` when the project has a ``
 folder holding it, else ``<package>``), because an editable install imports the
 package from there; those files belong in ``.gitignore``.
 
+Modules generated in place are byte-compiled too: next to each one the plugins write its
+bytecode as the interpreter running the build caches it
+(``__pycache__/<module>.<cache tag>.pyc``), checked against the source's hash rather
+than its time stamp, so the first import of a large module does not compile it (a
+Windows provider's module can take most of a second); an interpreter of another version
+ignores the file.  A wheel holds no bytecode, as wheels do not (they serve several
+Python versions): installers compile what they install (pip does by default; uv with
+``--compile-bytecode``).
+
 A manifest with errors fails the build with the diagnostics as text
 (:class:`BuildFailed`), never a traceback.
 """
@@ -17,7 +26,10 @@ A manifest with errors fails the build with the diagnostics as text
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import marshal
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -153,10 +165,12 @@ def source_package_dir(root: Path, package: str) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class Generated:
-    """Files written: wheel path (``acme/_etw/x.py``) -> the file on disk."""
+    """Files written: wheel path (``acme/_etw/x.py``) -> the file on disk; and the
+    bytecode files written for modules generated in place."""
 
     files: dict[str, Path]
     diagnostics: list[Diagnostic]
+    bytecode: list[Path] = field(default_factory=list)
 
 
 def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
@@ -195,14 +209,41 @@ def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
         raise BuildFailed(diags, len(manifests))
     if not (target / "__init__.py").exists():
         outputs.setdefault("__init__.py", _INIT_TEXT)
+    bytecode = _bytecode(outputs, opts.package_path) if out_dir is None else {}
     # All-or-nothing, like `etwmc compile`; a file already as planned keeps its time
-    # stamp, so tools that watch files stay quiet.
+    # stamp, so tools that watch files stay quiet.  The bytecode goes second: had the
+    # sources failed, a module would keep its old source, which the new bytecode's hash
+    # does not match, so the interpreter would ignore it.
     try:
         paths = write_all(target, outputs, skip_unchanged=True)
+        cached = (
+            write_all(target / "__pycache__", bytecode, skip_unchanged=True) if bytecode else []
+        )
     except EmitError as e:
         raise WriteFailed(str(e)) from None
     written = {(opts.package_path / p.name).as_posix(): p for p in paths}
-    return Generated(written, diags)
+    return Generated(written, diags, cached)
+
+
+def _bytecode(outputs: Mapping[str, bytes], package: PurePosixPath) -> dict[str, bytes]:
+    """The ``.pyc`` of each Python output, by file name in ``__pycache__``: a
+    checked-hash bytecode file (PEP 552) of this interpreter; none when it caches no
+    bytecode."""
+    tag = sys.implementation.cache_tag
+    if tag is None:
+        return {}
+    # Only the flags word differs from timestamp-based files: bit 0 "hash-based",
+    # bit 1 "check the source"; then the source's hash, then the code object.
+    head = importlib.util.MAGIC_NUMBER + (0b11).to_bytes(4, "little")
+    files = {}
+    for name, source in outputs.items():
+        if name.endswith(".py"):
+            # The file name the code objects carry; the import system replaces it with
+            # the module's real path when it loads the bytecode.
+            code = compile(source, (package / name).as_posix(), "exec", dont_inherit=True)
+            data = head + importlib.util.source_hash(source) + marshal.dumps(code)
+            files[f"{name[:-3]}.{tag}.pyc"] = data
+    return files
 
 
 def _selection(root: Path) -> Selection:

@@ -31,4 +31,5 @@ COMMANDS: tuple[Command, ...] = (
     Command("decode", "decode an .etl trace (or an etwmc event file) into events"),
     Command("diff", "report changes between two manifests that break decoders or consumers"),
     Command("guid", "the provider GUID derived from a name (EventSource/TraceLogging rule)"),
+    Command("rule", "explain a diagnostic code: meaning, mc.exe's behaviour, example, fix"),
 )

@@ -31,12 +31,15 @@ def colour(stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-def report(diags: Sequence[Diagnostic], fmt: str, output: str | None = None) -> None:
-    """The diagnostics in ``fmt``, to ``output`` (a file) or standard output."""
+def report(
+    diags: Sequence[Diagnostic], fmt: str, output: str | None = None, *, help_urls: bool = False
+) -> None:
+    """The diagnostics in ``fmt``, to ``output`` (a file) or standard output;
+    ``help_urls``: the text format links each code to its page."""
     if output:
-        write_output(output, render(diags, fmt))
+        write_output(output, render(diags, fmt, help_urls=help_urls))
     else:
-        sys.stdout.write(render(diags, fmt, colour=colour(sys.stdout)))
+        sys.stdout.write(render(diags, fmt, colour=colour(sys.stdout), help_urls=help_urls))
 
 
 def summary(diags: Sequence[Diagnostic], files: int, *, quiet: bool, fmt: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -20,24 +19,29 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..codes import E_EVENT_MISFIT, E_TRACE_DAMAGED
-from ..decode import DecodeError, Decoder, filetime_text
-from ..decode.etl import EtlReader, Record, TraceError, open_trace
-from ..decode.metadata import load_dll, load_manifest, load_wevt
-from ..decode.output import render, render_json, summary_json, summary_text
-from ..decode.trace import TraceDecoder
-from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
-from ..inputs import (
-    UsageError,
-    event_file_problem,
-    load_blob,
-    open_input,
-    require_input,
-    write_output,
+from ..codes import (
+    E_EVENT_MISFIT,
+    E_OUTPUT_LIMIT,
+    E_TRACE_DAMAGED,
+    W_EVENT_OVERSIZED,
+    W_PROVIDER_UNMATCHED,
 )
+from ..decode.etl import Record, TraceError
+from ..decode.metadata import load_dll, load_manifest, load_wevt
+from ..decode.output import (
+    OutputBudget,
+    output_limit,
+    printable,
+    render,
+    render_json,
+    summary_json,
+    summary_text,
+)
+from ..decode.source import EventFileDamaged, RecordSource, open_source
+from ..decode.trace import MAX_EVENT_JSON, TraceDecoder
+from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
+from ..inputs import UsageError, event_file_problem, require_input
 from ..model import Manifest
-from ..runtime.eventfile import MAGIC, EventFileError, EventRecord, iter_events
-from ..validate import check_file
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -63,11 +67,10 @@ class _MessagesAction(argparse.Action):
 
 
 DESCRIPTION = (
-    "Decode the events of an .etl trace: manifest-based events with the metadata given, "
-    "EventSource events with the manifests they carry in the trace, TraceLogging events with "
-    "the schemas they carry; classic events pass through.  Writes JSON Lines by default.  An "
-    "event file written by etwmc's runtime decodes with one --manifest or --wevt to a JSON "
-    "array."
+    "Decode the events of an .etl trace, or of an event file written by etwmc's runtime: "
+    "manifest-based events with the metadata given, EventSource events with the manifests "
+    "they carry in the trace, TraceLogging events with the schemas they carry; classic events "
+    "pass through.  Writes JSON Lines by default (docs/decode.md describes them)."
 )
 FORMATS = ("jsonl", "json", "text")
 
@@ -108,30 +111,26 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Decode ``args.input`` (the parser is built in :mod:`etwmc.cli`)."""
+    """Decode ``args.input`` (the parser is built in :mod:`etwmc.cli`): a trace or an
+    event file, through one path."""
     args.wevt = args.wevt or []
     args.messages = args.messages or []
     args.wevt_messages = args.wevt_messages or []
-    if _is_trace(args.input):
-        return _run_trace(args)
-    return _run_event_file(args)
-
-
-def _is_trace(path: str) -> bool:
-    """An etwmc event file starts with its magic; a trace with a system record.  The
-    input is opened as every command opens one (a FIFO or a folder is a usage error)."""
-    with open_input(path) as f:
-        try:
-            head = f.read(0x50)
-        except OSError:
-            return path.lower().endswith(".etl")
-    if head.startswith(MAGIC):
-        return False
-    looks = len(head) >= 0x4C and head[0x4B] == 0xC0 and head[0x4A] in (1, 2)
-    return looks or path.lower().endswith(".etl")
+    return _run(args)
 
 
 # --------------------------------------------------------------------------- traces
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """A metadata file that cannot be opened, or an output whose folder does not exist,
+    is a usage error, found before any decoding."""
+    for path in [*args.manifest, *args.wevt, *args.messages, *args.dll]:
+        require_input(path)
+    if args.output:
+        folder = Path(args.output).parent
+        if not folder.is_dir():
+            raise UsageError(f"cannot write {args.output}: the folder {folder} does not exist")
 
 
 def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
@@ -147,16 +146,17 @@ def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
     return manifests, diags
 
 
-def _run_trace(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:
     if args.messages and not args.wevt:
         print("etwmc: --messages belongs to a --wevt", file=sys.stderr)
         return EXIT_USAGE
+    _check_paths(args)
     manifests, diags = _load(args)
     if any(d.severity == Severity.ERROR for d in diags):
         sys.stderr.write(render_text(finalize(diags)))
         return EXIT_ERRORS
     try:
-        f, reader = open_trace(args.input)
+        f, reader = open_source(args.input)
     except OSError as e:
         raise UsageError(f"cannot read {args.input}: {e.strerror or e}") from None
     except TraceError as e:
@@ -170,6 +170,8 @@ def _run_trace(args: argparse.Namespace) -> int:
         pieces = render(decoder.events(records.each(bar)), args.format)
     else:
         pieces = render_json(decoder.json_lines(records.each(bar)), args.format)
+    budget = OutputBudget(output_limit(reader.size))
+    pieces = budget.take(pieces)
     with f:
         try:
             if args.output:
@@ -190,6 +192,36 @@ def _run_trace(args: argparse.Namespace) -> int:
     diags += decoder.diagnostics
     if records.error is not None:
         diags.append(_damaged(args.input, records.error))
+    if budget.reached:
+        diags.append(
+            diag(
+                E_OUTPUT_LIMIT,
+                Span(args.input),
+                f"decoding stopped after {budget.limit} characters of output, the most a "
+                f"{reader.size}-byte trace may write (byte offset {reader.position} reached)",
+                hint="the trace expands far beyond what real traces do (compressed buffers "
+                "of repeated records); the events before the limit were written",
+            )
+        )
+    if decoder.oversized:
+        diags.append(
+            diag(
+                W_EVENT_OVERSIZED,
+                Span(args.input),
+                f"{decoder.oversized} event(s) have fields larger than one event may write "
+                f"({MAX_EVENT_JSON} characters of JSON); their 'error' says so",
+            )
+        )
+    for p in decoder.unmatched():
+        diags.append(
+            diag(
+                W_PROVIDER_UNMATCHED,
+                Span(args.input),
+                f"--provider {printable(p)!r} matches no provider of the trace",
+                hint="give the provider's GUID, or the metadata that names it "
+                "(--summary lists the trace's providers)",
+            )
+        )
     if decoder.misfits:
         diags.append(
             diag(
@@ -205,11 +237,13 @@ def _run_trace(args: argparse.Namespace) -> int:
         )
         sys.stdout.write(text)
     sys.stderr.write(render_text(finalize(diags)))
-    failed = records.error is not None or decoder.misfits
+    failed = records.error is not None or decoder.misfits or budget.reached
     return EXIT_ERRORS if failed else EXIT_OK
 
 
 def _damaged(path: str, e: TraceError) -> Diagnostic:
+    if isinstance(e, EventFileDamaged):
+        return event_file_problem(path, e)
     return diag(
         E_TRACE_DAMAGED,
         Span(path),
@@ -219,9 +253,9 @@ def _damaged(path: str, e: TraceError) -> Diagnostic:
 
 
 class _Records:
-    """The reader's records; a damaged trace ends them and keeps the error."""
+    """The reader's records; a damaged input ends them and keeps the error."""
 
-    def __init__(self, reader: EtlReader) -> None:
+    def __init__(self, reader: RecordSource) -> None:
         self.reader = reader
         self.error: TraceError | None = None
 
@@ -243,7 +277,7 @@ class _Records:
 class _Progress:
     """A one-line progress bar on stderr (only used when stderr is a terminal)."""
 
-    def __init__(self, reader: EtlReader) -> None:
+    def __init__(self, reader: RecordSource) -> None:
         self.reader = reader
         self.last = 0.0
 
@@ -279,76 +313,3 @@ def _write_file(path: str, pieces: Iterator[str]) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-
-
-# --------------------------------------------------------------------------- event files
-
-
-def _run_event_file(args: argparse.Namespace) -> int:
-    """An event file written by etwmc's runtime: one metadata source, a JSON array."""
-    if len(args.manifest) + len(args.wevt) != 1 or args.dll:
-        print("etwmc: decode needs exactly one of --manifest or --wevt", file=sys.stderr)
-        return EXIT_USAGE
-    with open_input(args.input) as events:
-        manifest = _event_file_metadata(args)
-        if manifest is None:
-            return EXIT_ERRORS
-        dec = Decoder(manifest)
-        out: list[dict[str, Any]] = []
-        try:
-            out.extend(_record_json(dec, rec) for rec in iter_events(events))
-        except (OSError, EventFileError) as e:
-            sys.stderr.write(render_text([event_file_problem(args.input, e)]))
-            return EXIT_ERRORS
-    text = json.dumps(out, indent=2, ensure_ascii=False) + "\n"
-    if args.output:
-        write_output(args.output, text)
-    else:
-        sys.stdout.write(text)
-    return EXIT_ERRORS if any("error" in item for item in out) else EXIT_OK
-
-
-def _record_json(dec: Decoder, rec: EventRecord) -> dict[str, Any]:
-    """One event record as decode prints it; a payload that does not decode gives an
-    ``error`` member instead of the values."""
-    try:
-        d = dec.decode(
-            rec.provider_id, rec.id, rec.version, rec.user_data, pointer_size=rec.pointer_size
-        )
-        item = d.to_json()
-    except DecodeError as e:
-        item = {
-            "provider_id": str(rec.provider_id),
-            "id": rec.id,
-            "version": rec.version,
-            "error": str(e),
-        }
-    item["descriptor"] = {
-        "id": rec.id,
-        "version": rec.version,
-        "channel": rec.channel,
-        "level": rec.level,
-        "opcode": rec.opcode,
-        "task": rec.task,
-        "keyword": f"0x{rec.keyword:016X}",
-    }
-    item["timestamp"] = filetime_text(rec.timestamp)
-    item["process_id"] = rec.process_id
-    item["thread_id"] = rec.thread_id
-    item["activity_id"] = str(rec.activity_id)
-    if rec.related_activity_id is not None:
-        item["related_activity_id"] = str(rec.related_activity_id)
-    return item
-
-
-def _event_file_metadata(args: argparse.Namespace) -> Manifest | None:
-    if args.manifest:
-        require_input(args.manifest[0])
-        checked = check_file(args.manifest[0])
-        if not checked.ok or checked.manifest is None:
-            sys.stderr.write(render_text(checked.diagnostics))
-            return None
-        return checked.manifest
-    manifest, problems = load_blob(args.wevt[0], args.wevt_messages[0])
-    sys.stderr.write(render_text(problems))
-    return manifest

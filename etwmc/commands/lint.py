@@ -14,9 +14,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..codes import E_NO_INPUT, REGISTRY
+from ..codes import E_NO_INPUT, E_WALK, REGISTRY
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors
+from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors, visible
 from ..discover import discover
 from ..inputs import UsageError
 from ..lint import lint_file
@@ -45,6 +45,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--werror", action="store_true", default=None, help="warnings fail too")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line on stderr")
+    p.add_argument(
+        "--show-help-url",
+        action="store_true",
+        help="after the first diagnostic of each code, the address of its page (text format)",
+    )
     for flag, what in (
         ("--select", "report only these codes or prefixes (replaces the configured list)"),
         ("--ignore", "do not report these codes or prefixes (replaces the configured list)"),
@@ -58,6 +63,13 @@ def configure(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="GLOB",
         help="skip files and folders matching GLOB (gitignore syntax) when searching folders",
+    )
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="give files named on the command line a folder search's rules: skip what is "
+        "not a manifest and what --exclude, .gitignore, hidden folders and virtual "
+        "environments leave out (for pre-commit, which names every file)",
     )
     p.add_argument(
         "--stdin-filename", metavar="NAME", help="the name reported for - (default: <stdin>)"
@@ -85,11 +97,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("give at least one manifest file or folder (or - for standard input)")
     found = discover(
-        [p for p in args.paths if p != STDIN], exclude=[*config.exclude(), *args.exclude]
+        [p for p in args.paths if p != STDIN],
+        exclude=[*config.exclude(), *args.exclude],
+        force_exclude=args.force_exclude,
     )
     problems = [
         diag(E_NO_INPUT, Span(raw), f"no such file or folder: {raw}") for raw in found.missing
     ]
+    problems += found.problems
     diags: list[Diagnostic] = []
     sources: dict[str, Sequence[str]] = {}
     checked = 0
@@ -103,15 +118,15 @@ def run(args: argparse.Namespace) -> int:
         diags += linted.diagnostics
         sources[linted.path] = linted.lines
         checked += 1
-    if not checked and not problems:
-        searched = ", ".join(args.paths)
+    if not checked and not problems and not found.skipped:
+        searched = ", ".join(visible(p) for p in args.paths)
         raise UsageError(f"no manifest found in {searched} (nothing to lint)")
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
-    report(diags, args.format, args.output)
+    report(diags, args.format, args.output, help_urls=args.show_help_url)
     summary(diags, checked, quiet=args.quiet, fmt=args.format)
     # A path that does not exist or a file that cannot be read is a usage error: the
     # others are still checked and reported, but the run did not do what was asked.
-    if any(d.code in (E_NO_INPUT.id, "ETW001") for d in diags):
+    if any(d.code in (E_NO_INPUT.id, "ETW001", E_WALK.id) for d in diags):
         return 2
     return 1 if has_errors(diags) else 0
 

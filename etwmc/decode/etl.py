@@ -1,12 +1,8 @@
 """Read ``.etl`` trace files: the file header, the buffers, the records, streamed.
 
-The container library (dissect.etl) reads the trace's file header (the
-TRACE_LOGFILE_HEADER record: clock, start time, pointer size, buffer count) and names
-the kernel's event groups.  The records themselves are walked here, with ``struct``,
-for three reasons measured on real traces: the library builds objects per record
-(about 26,000 records/s, under the speed goal), it builds manifest-event provider GUIDs
-from the wrong byte order, and its decompressor has no output limit (see
-:mod:`etwmc.decode.lzxpress`).
+Everything is read here, with ``struct``: the file header, the buffers (decompressed
+by :mod:`etwmc.decode.lzxpress`, which bounds its output) and the records; kernel
+records are named by the table of :mod:`etwmc.decode.kernel`.
 
 Layout (little-endian).  A file is a chain of buffers; each starts with a 0x48-byte
 header: BufferSize u32 at 0, FilledBytes u32 at 0x30, flags u16 at 0x34 (0x40 =
@@ -26,6 +22,23 @@ below, 0x9x for trace messages), the next byte the header type:
   counted in marker bits 8-10, and 8 when bit 15 is set);
 - 0x0A/0x14 and 0x0B/0x15: EVENT_TRACE_HEADER and EVENT_INSTANCE_GUID_HEADER of classic
   (MOF) providers: size u16, opcode, level and version at 4, GUID at 0x18.
+
+The file header is the first record of the first buffer: a kernel record of hook id 0
+(group 0, opcode 0) whose time (u64 at 0x10 of its header) is the clock's tick at the
+start, and whose payload is a TRACE_LOGFILE_HEADER.  Its fields, by payload offset
+(P is the pointer size, 8 for header type 0x02 and 4 for 0x01):
+
+- 0x24 BuffersWritten u32, 0x2C PointerSize u32, 0x34 CpuSpeedInMHz u32;
+- 0x38 two pointers (LoggerName, LogFileName; their values mean nothing in a file),
+  then a 0xAC-byte TIME_ZONE_INFORMATION, then 4 bytes of alignment;
+- at 0x38 + 2P + 0xB0: BootTime u64, PerfFreq u64, StartTime u64 (FILETIME),
+  ReservedFlags u32 (the clock: 1 performance counter, 2 system time, 3 CPU cycles),
+  BuffersLost u32; 0x118 bytes in all for P = 8, 0x110 for P = 4;
+- then the logger's name and the log file's name, NUL-terminated UTF-16.
+
+A record's time is ``StartTime + (ticks - start ticks) * 10**7 / frequency``, where the
+frequency is PerfFreq for clock 1, CpuSpeedInMHz * 10**6 for clock 3, and 10**7 (ticks
+are FILETIME units) otherwise.
 """
 
 from __future__ import annotations
@@ -38,9 +51,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, NamedTuple
 
-from dissect.etl.etl import ETL
-from dissect.etl.utils import lookup_guid
-
+from .kernel import group_guid
 from .lzxpress import LzxpressError, decompress
 
 BUFFER_HEADER = 0x48
@@ -130,33 +141,50 @@ class TraceInfo:
     base: int  # FILETIME of tick 0
 
 
-def read_info(f: BinaryIO) -> TraceInfo:
-    """Read the file header record with the container library."""
-    try:
-        etl = ETL(f)
-        lh = etl.logfile_header
-        clock = int(lh.header.ReservedFlags)
-        perf = int(lh.perf_freq)
-        mhz = int(lh.cpu_speed_in_MHz)
-        start = int(lh.start_time)
-        first_tick = int(lh.system_header.time_delta)
-        info_pointer = int(lh.pointer_size)
-        buffers = int(lh.buffers_written)
-        name = str(lh.logger_name or "")
-    # The library raises many kinds of errors (struct, EOF, its own, division by zero
-    # for a zero clock frequency) on a damaged header: all mean the same here.
-    except Exception as e:  # noqa: BLE001
-        raise TraceError(
-            0, f"the trace's file header is unreadable ({type(e).__name__}: {e})"
-        ) from None
+_LOGFILE_COUNTS = struct.Struct("<36xI4xI4xI")  # BuffersWritten, PointerSize, CpuSpeedInMHz
+_LOGFILE_CLOCK = struct.Struct("<8xQQI")  # (BootTime) PerfFreq, StartTime, ReservedFlags
+_TIME_ZONE = 0xAC + 4  # TIME_ZONE_INFORMATION and the alignment after it
+
+
+def read_info(head: bytes) -> TraceInfo:
+    """Read the file header record from the first buffer (``head``: its first bytes,
+    the buffer header included); :class:`TraceError` names what does not fit."""
+    pos = BUFFER_HEADER
+    if len(head) < pos + 0x18:
+        raise TraceError(pos, "the first buffer ends before the file header record")
+    marker = _U32(head, pos)[0]
+    layout = _SYSTEM_LAYOUTS.get((marker >> 8) & 0xC0FF87)
+    _, _, size, opcode, group, _, _, ticks = _SYSTEM.unpack_from(head, pos)
+    if layout is None or layout[2] or opcode or group:
+        raise TraceError(pos, f"0x{marker:08X} does not start a file header record")
+    header, pointer, _ = layout
+    clock_at = pos + header + 0x38 + 2 * pointer + _TIME_ZONE
+    if size < clock_at + _LOGFILE_CLOCK.size - pos or pos + size > len(head):
+        raise TraceError(pos, f"the file header record's size {size} cannot hold its fields")
+    buffers, pointer_size, mhz = _LOGFILE_COUNTS.unpack_from(head, pos + header)
+    perf, start, clock = _LOGFILE_CLOCK.unpack_from(head, clock_at)
+    if pointer_size not in (4, 8):
+        raise TraceError(pos + header + 0x2C, f"pointer size {pointer_size} is neither 4 nor 8")
+    name_at = clock_at + _LOGFILE_CLOCK.size + 4
+    names = head[name_at : pos + size]
+    end = _utf16_end(names)
+    name = names[:end].decode("utf-16-le", "replace") if end >= 0 else ""
     if clock == 1 and perf > 0:
         frequency = perf
     elif clock == 3 and mhz > 0:
         frequency = mhz * 1_000_000
     else:
         clock, frequency = 2, 10_000_000
-    base = start - first_tick * 10_000_000 // frequency
-    return TraceInfo(info_pointer, buffers, name, start, clock, frequency, base)
+    base = start - ticks * 10_000_000 // frequency
+    return TraceInfo(pointer_size, buffers, name, start, clock, frequency, base)
+
+
+def _utf16_end(data: bytes) -> int:
+    """Where the first NUL code unit of UTF-16 text is (-1 when none)."""
+    for i in range(0, len(data) - 1, 2):
+        if data[i] == 0 and data[i + 1] == 0:
+            return i
+    return -1
 
 
 class EtlReader:
@@ -174,11 +202,14 @@ class EtlReader:
             raise TraceError(0, f"the file holds {self.size} bytes, less than one buffer header")
         head = f.read(BUFFER_HEADER)
         f.seek(0)
-        # ETW writes the header buffer plain; the library would decompress it without a
-        # limit, so a compressed one is refused before the library sees it.
+        # ETW writes the header buffer plain
         if _FLAGS.unpack_from(head, 0x34)[0] & COMPRESSED:
             raise TraceError(0x34, "the file's header buffer claims to be compressed")
-        self.info = read_info(f)
+        size, filled = _BUFFER.unpack_from(head)
+        if not BUFFER_HEADER <= filled <= min(size, MAX_BUFFER):
+            raise TraceError(0x30, f"the header buffer's fill {filled} is impossible")
+        self.info = read_info(f.read(filled))
+        f.seek(0)
         self.position = 0
         self.buffers = 0
         self._base = self.info.base
@@ -258,7 +289,7 @@ class EtlReader:
                     raise _misfit(size, head, at)
                 guid = guids.get(group << 8 | opcode)
                 if guid is None:
-                    guid = guids[group << 8 | opcode] = lookup_guid(group, opcode).bytes_le
+                    guid = guids[group << 8 | opcode] = group_guid(group, opcode)
                 yield _new(
                     Record,
                     (

@@ -28,8 +28,10 @@ MANIFEST_EVENT_ID = 0xFFFE
 MANIFEST_OPCODE = 254
 MAGIC = 0x5B
 FORMAT_XML = 1
-MAX_MANIFEST = 16 << 20  # no EventSource writes more; bounds what one provider can hold
-MAX_PENDING = 64 << 20  # chunks held for all providers together
+# A real EventSource manifest is tens of kilobytes (.NET's largest in the shared traces:
+# 50 KB); compiling one costs about 10 s per megabyte, so these bound the work too.
+MAX_MANIFEST = 1 << 20  # bytes one manifest may take
+MAX_PENDING = 8 << 20  # chunks held for all unfinished manifests together
 
 _ENVELOPE = struct.Struct("<BBBBHH")
 
@@ -77,31 +79,41 @@ def parse_envelope(data: bytes) -> Envelope:
     return Envelope(fmt, major, minor, total, number, bytes(data[_ENVELOPE.size :]))
 
 
+_Source = tuple[bytes, int | None, int | None]  # provider GUID bytes, process, thread
+
+
 class ManifestCollector:
-    """Joins manifest chunks per provider (key: the provider GUID's bytes).
+    """Joins manifest chunks per provider, process and thread, as PerfView does: two
+    processes (or threads) writing the same provider's manifest at once interleave their
+    chunks, and each sequence is joined on its own.
 
     :meth:`add` returns the whole manifest when its last missing chunk arrives, and
     ``None`` before; a chunk 0, or a different chunk count, starts over.  A manifest the
-    collector has returned before is not returned again."""
+    collector has returned before for the provider is not returned again."""
 
     def __init__(self) -> None:
-        self._parts: dict[bytes, tuple[int, dict[int, bytes], int]] = {}
-        self._seen: set[tuple[bytes, bytes]] = set()
-        self._held = 0  # bytes of chunks held, all providers
+        self._parts: dict[_Source, tuple[int, dict[int, bytes], int]] = {}
+        self._seen: set[tuple[bytes, bytes]] = set()  # (provider, SHA-256 of the text)
+        self._held = 0  # bytes of chunks held, all sources
 
-    def _drop(self, provider: bytes) -> None:
-        parts = self._parts.pop(provider, None)
+    def _drop(self, source: _Source) -> None:
+        parts = self._parts.pop(source, None)
         if parts is not None:
             self._held -= parts[2]
 
-    def add(self, provider: bytes, env: Envelope) -> bytes | None:
-        total, chunks, size = self._parts.get(provider, (env.total, {}, 0))
+    def add(
+        self, provider: bytes, writer: tuple[int | None, int | None], env: Envelope
+    ) -> bytes | None:
+        """Add a chunk of ``provider``'s manifest written by ``writer`` (process and
+        thread id)."""
+        source = (provider, *writer)
+        total, chunks, size = self._parts.get(source, (env.total, {}, 0))
         if env.number == 0 or total != env.total:
-            self._drop(provider)
+            self._drop(source)
             total, chunks, size = env.total, {}, 0
         if env.number not in chunks:
             if size + len(env.chunk) > MAX_MANIFEST:
-                self._drop(provider)
+                self._drop(source)
                 raise EnvelopeError(f"the manifest grows beyond {MAX_MANIFEST} bytes")
             if self._held + len(env.chunk) > MAX_PENDING:
                 self._parts.clear()
@@ -111,9 +123,9 @@ class ManifestCollector:
             self._held += len(env.chunk)
             chunks[env.number] = env.chunk
         if len(chunks) < total:
-            self._parts[provider] = (total, chunks, size)
+            self._parts[source] = (total, chunks, size)
             return None
-        self._drop(provider)
+        self._drop(source)
         xml = b"".join(chunks[i] for i in range(total))
         key = (provider, hashlib.sha256(xml).digest())
         if key in self._seen:

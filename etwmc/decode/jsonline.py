@@ -17,11 +17,11 @@ from typing import Any
 encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 HEAD = (
-    "provider", "provider_name", "name", "id", "version", "level", "opcode", "task",
+    "provider", "provider_name", "name", "id", "version", "channel", "level", "opcode", "task",
     "keyword", "timestamp", "pid", "tid", "activity_id", "related_activity_id", "kind",
     "decoded", "message",
 )  # fmt: skip
-TAIL = ("fields", "error")
+TAIL = ("fields", "trailing_bytes", "error")
 MAX_NAMES = 65536  # names kept encoded; more are encoded again
 
 _names: dict[str | None, str] = {None: "null"}
@@ -48,6 +48,7 @@ def head_json(
     name: str | None,
     event_id: int,
     version: int,
+    channel: int,
     level: int,
     opcode: int,
     task: int,
@@ -56,7 +57,7 @@ def head_json(
     """The line from its opening brace to the timestamp's key (its value follows)."""
     return (
         f'{{"provider":{plain_json(provider)},"provider_name":{name_json(provider_name)},'
-        f'"name":{name_json(name)},"id":{event_id},"version":{version},'
+        f'"name":{name_json(name)},"id":{event_id},"version":{version},"channel":{channel},'
         f'"level":{level},"opcode":{opcode},"task":{task},'
         f'"keyword":{keyword},"timestamp":'
     )
@@ -70,6 +71,7 @@ def event_head(ev: Mapping[str, Any], name: str | None) -> str:
         name,
         ev["id"],
         ev["version"],
+        ev["channel"],
         ev["level"],
         ev["opcode"],
         ev["task"],
@@ -95,6 +97,8 @@ def body_json(ev: Mapping[str, Any]) -> str:
 def tail_json(ev: Mapping[str, Any]) -> str:
     """The "fields" or "error" of an event, if it has one, and the closing brace."""
     if "fields" in ev:
+        if "trailing_bytes" in ev:
+            return f',"fields":{encode(ev["fields"])},"trailing_bytes":{ev["trailing_bytes"]}}}'
         return f',"fields":{encode(ev["fields"])}}}'
     if "error" in ev:
         return f',"error":{encode(ev["error"])}}}'

@@ -40,13 +40,13 @@ from typing import Any
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import table_text
 from ..winmeta import InTypeCode
+from .bounds import MAX_ARRAY, MAX_ELEMENTS, element_size
 from .message import format_message
-from .plan import HEX_OUTS as _HEX_OUTS
 from .plan import INT_FORMATS as _INT_FORMATS
 from .plan import Integers, Run, Step, String, json_plan, make_plan
 from .plan import plain as _plain
+from .values import ansi_text, filetime_text, format_int, socket_address, trim, utf16_end
 
-MAX_ARRAY = 0xFFFF  # ETW payloads are < 64 KiB; no count can be larger
 MAX_PREPARED = 65536  # events whose label and message text are kept; more are made again
 # inType codes as plain names: a member read from the enum class in the per-value path
 # would cost more than the comparisons it names.
@@ -59,7 +59,6 @@ _SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
 _CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
 _REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
 _BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
-_HEX_INTEGERS = frozenset({InTypeCode.HEX_INT32, InTypeCode.HEX_INT64})
 
 _utf16 = codecs.utf_16_le_decode  # what bytes.decode("utf-16-le") calls, without the lookup
 # A string as JSON, as json.dumps(..., ensure_ascii=False) writes it
@@ -253,6 +252,22 @@ class PayloadReader:
         self.ptr = pointer_size
         self.dec = dec
         self.want_inserts = inserts
+        self.elements = MAX_ELEMENTS  # array elements this event may still hold
+
+    def spend(self, n: int, name: str, element: int, values: int = 1) -> None:
+        """Check an array of ``n`` elements, each of at least ``element`` bytes and
+        ``values`` values, before reading it: the bytes left must hold them, and the
+        event's budget of values (elements may be empty) must cover them."""
+        need = n * element
+        if need > len(self.data) - self.pos:
+            raise self.fail(
+                name,
+                f"{n} elements need at least {need} bytes at offset {self.pos}, "
+                f"{len(self.data) - self.pos} left",
+            )
+        self.elements -= n * values
+        if self.elements < 0:
+            raise self.fail(name, f"the event's arrays hold more than {MAX_ELEMENTS} values")
 
     def fail(self, name: str, msg: str) -> DecodeError:
         return DecodeError(f"{self.label}: field '{name}': {msg}")
@@ -322,7 +337,7 @@ class PayloadReader:
                 parts.append(text.format(*numbers))
             elif type(step) is String:
                 start = self.pos
-                end = _utf16_end(data, start)
+                end = utf16_end(data, start)
                 if end < 0:
                     return None
                 self.pos = end + 2
@@ -356,6 +371,7 @@ class PayloadReader:
             if n is None:
                 v: Any = self.scope(item.fields, p)[0]
             else:
+                self.spend(n, item.name, element_size(item), max(1, len(item.fields)))
                 v = [self.scope(item.fields, p)[0] for _ in range(n)]
             values[item.name] = v
             inserts.append(json.dumps(v, sort_keys=True) if self.want_inserts else "")
@@ -373,6 +389,7 @@ class PayloadReader:
             values[item.name] = list(numbers)
             inserts.append(", ".join(map(str, numbers)) if self.want_inserts else "")
         else:
+            self.spend(n, item.name, element_size(item))
             triples = [self.one(item, length, p) for _ in range(n)]
             values[item.name] = [t[0] for t in triples]
             inserts.append(", ".join(t[1] for t in triples) if self.want_inserts else "")
@@ -419,7 +436,7 @@ class PayloadReader:
                 if mp is not None:
                     mv = self.mapped(mp, v)
                     return mv, mv if isinstance(mv, str) else " | ".join(map(str, mv)), v
-            shown = _format_int(v, size, it, out)
+            shown = format_int(v, size, it, out)
             if out == "xs:boolean" and it == _UINT8:
                 return bool(v), "true" if v else "false", v
             if out == "xs:string" and it in _CHARACTERS:
@@ -449,7 +466,7 @@ class PayloadReader:
             return s, s, None
         if it == _COUNTED_ANSI:
             nbytes = struct.unpack("<H", self.take(2, name))[0]
-            s = _ansi_text(self.take(nbytes, name), out)
+            s = ansi_text(self.take(nbytes, name), out)
             return s, s, None
         if it in _BINARIES:
             if it == _COUNTED_BINARY:
@@ -484,16 +501,16 @@ class PayloadReader:
         if mp.kind == "value":
             for item in mp.items:
                 if item.value == v:
-                    return _trim(self._text(item.message)) or str(v)
+                    return trim(self._text(item.message)) or str(v)
             return str(v)
         names: list[str] = []
         rest = v
         for item in sorted(mp.items, key=lambda i: i.value):
             if item.value == 0:
                 if v == 0:
-                    names.append(_trim(self._text(item.message)) or "0")
+                    names.append(trim(self._text(item.message)) or "0")
             elif v & item.value == item.value:
-                names.append(_trim(self._text(item.message)) or f"0x{item.value:X}")
+                names.append(trim(self._text(item.message)) or f"0x{item.value:X}")
                 rest &= ~item.value
         if rest:
             names.append(f"0x{rest:X}")
@@ -503,7 +520,7 @@ class PayloadReader:
         if length is not None:
             raw = _utf16(self.take(2 * length, name), "replace", True)[0]
             return raw.split("\0", 1)[0]
-        end = _utf16_end(self.data, self.pos)
+        end = utf16_end(self.data, self.pos)
         if end < 0:
             raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
         s = _utf16(self.data[self.pos : end], "replace", True)[0]
@@ -512,11 +529,11 @@ class PayloadReader:
 
     def ansi(self, name: str, length: int | None, out: str | None) -> str:
         if length is not None:
-            return _ansi_text(self.take(length, name), out).split("\0", 1)[0]
+            return ansi_text(self.take(length, name), out).split("\0", 1)[0]
         end = self.data.find(b"\0", self.pos)
         if end < 0:
             raise self.fail(name, f"string at offset {self.pos} has no NUL terminator")
-        s = _ansi_text(self.data[self.pos : end], out)
+        s = ansi_text(self.data[self.pos : end], out)
         self.pos = end + 1
         return s
 
@@ -557,52 +574,3 @@ class PayloadReader:
         if length is not None and length > 8 + 4 * n:
             self.take(length - 8 - 4 * n, name)
         return "S-1-" + "-".join(str(x) for x in (auth, *subs))
-
-
-def _utf16_end(data: bytes, start: int) -> int:
-    """Where the UTF-16 string at ``start`` ends: its first NUL code unit, a 00 00 pair
-    at an even distance (-1 when none)."""
-    end = data.find(b"\0\0", start)
-    while end >= 0 and (end - start) & 1:
-        end = data.find(b"\0\0", end + 1)
-    return end
-
-
-def _format_int(v: int, size: int, in_type: int, out: str | None) -> str | int:
-    if in_type in _HEX_INTEGERS and out not in _HEX_OUTS:
-        return f"0x{v:0{2 * size}X}"
-    if out in _HEX_OUTS:
-        width = _HEX_OUTS[out]
-        return f"0x{v & ((1 << (8 * size)) - 1):0{width}X}"
-    return v
-
-
-def _ansi_text(b: bytes, out: str | None) -> str:
-    if out == "win:Utf8":
-        return b.decode("utf-8", errors="replace")
-    return b.decode("cp1252", errors="replace")
-
-
-def _trim(text: str | None) -> str | None:
-    return text.rstrip("\r\n") if text is not None else None
-
-
-def filetime_text(v: int) -> str:
-    """A FILETIME (100 ns since 1601-01-01 UTC) as ISO 8601 with 7 fraction digits."""
-    secs, frac = divmod(v, 10_000_000)
-    try:
-        t = dt.datetime(1601, 1, 1) + dt.timedelta(seconds=secs)
-    except OverflowError:
-        return f"0x{v:016X}"
-    return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{frac:07d}Z"
-
-
-def socket_address(b: bytes) -> str | None:
-    """A SOCKADDR_IN / SOCKADDR_IN6 as ``a.b.c.d:port`` / ``[v6]:port`` (None if neither)."""
-    if len(b) >= 8 and int.from_bytes(b[:2], "little") == 2:
-        return f"{ipaddress.IPv4Address(b[4:8])}:{int.from_bytes(b[2:4], 'big')}"
-    if len(b) >= 28 and int.from_bytes(b[:2], "little") == 23:
-        scope = int.from_bytes(b[24:28], "little")
-        addr = str(ipaddress.IPv6Address(b[8:24])) + (f"%{scope}" if scope else "")
-        return f"[{addr}]:{int.from_bytes(b[2:4], 'big')}"
-    return None

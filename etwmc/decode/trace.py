@@ -1,7 +1,6 @@
 """Turn a trace's records into decoded events, and count what was decoded.
 
-Every record becomes one event object (the JSON Lines format the README documents).
-What decodes it depends on the record:
+Every record becomes one event object (the JSON Lines of docs/decode.md), by its kind:
 
 - a classic (kernel or MOF) record passes through, ``kind: classic``;
 - an event with a TraceLogging schema item decodes with that schema;
@@ -9,27 +8,33 @@ What decodes it depends on the record:
   manifest once all its chunks are in; later events of that provider decode with it;
 - any other event decodes with the metadata given (manifests, TEMP.BIN, DLLs).
 
-``decoded`` is true only when metadata was found and the payload fit it exactly.  An
-event whose metadata exists but does not fit gets an ``error``; an event without
-metadata gets neither, and the summary counts why.
-
-:meth:`TraceDecoder.json_lines` writes the same events as JSON lines without making
-an event object for classic records (three quarters of a kernel trace).
+``decoded`` is true when metadata was found and held the payload (bytes after the
+described fields are ``trailing_bytes``, as TDH reports them).  An event whose metadata
+does not fit gets an ``error``; one without metadata neither: the summary counts why.
+:meth:`TraceDecoder.json_lines` writes the same events as JSON lines, without an
+event object for classic records (three quarters of a kernel trace).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..codes import W_INBAND_MANIFEST
 from ..diagnostics import Diagnostic, Span, diag
 from ..guid import provider_guid
 from ..model import Event, Manifest, Provider
+from .counts import (
+    CLASSIC_REASON,
+    MAX_REASONS,
+    OTHER_REASONS,
+    OVERSIZED_REASON,
+    ProviderCount,
+    provider_count,
+    tally,
+)
 from .etl import Record
 from .eventsource import (
     EnvelopeError,
@@ -50,23 +55,16 @@ MAX_CACHED = 65536  # GUID texts and days kept formatted; more are formatted aga
 # descriptors whose JSON pieces are kept (a real trace has a few hundred); more are made
 # again per event, so a hostile trace's many descriptors cost time, not memory
 MAX_DESCRIPTORS = 4096
-MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_INBAND = 256  # in-band manifests compiled; a trace holding more is hostile
-MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
-OTHERS = "(other providers)"
-OTHER_REASONS = "other reasons"
-CLASSIC_REASON = "classic event: no metadata format to decode it with"
+MAX_INBAND_BYTES = 4 << 20  # their text compiled, all together (then only the model is kept)
+MAX_EVENT_JSON = 1 << 20  # characters of one event's JSON line; larger fields become an error
 
 
-@dataclass(slots=True)
-class ProviderCount:
-    """Events of one provider: how many, how many decoded, why the others were not."""
-
-    name: str | None = None
-    kinds: Counter[str] = field(default_factory=Counter)
-    events: int = 0
-    decoded: int = 0
-    reasons: Counter[str] = field(default_factory=Counter)
+def _too_large(size: int) -> str:
+    return (
+        f"the event's fields take {size} characters of JSON, more than the "
+        f"{MAX_EVENT_JSON} one event may write"
+    )
 
 
 _EventMeta = tuple[Decoder, Provider, Event, str | None]
@@ -94,6 +92,7 @@ class TraceDecoder:
         self.counts: dict[str, ProviderCount] = {}
         self.diagnostics: list[Diagnostic] = []
         self.misfits = 0
+        self.oversized = 0  # events whose fields were replaced by an error for their size
         self._decoders: dict[uuid.UUID, Decoder] = {}
         self._names: dict[bytes, str] = {}
         self._eventsource: set[bytes] = set()
@@ -112,6 +111,7 @@ class TraceDecoder:
             self._add(m, eventsource=False)
         self._collector = ManifestCollector()
         self._inband = 0
+        self._inband_bytes = 0
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}
         self._schema_bytes = 0
         self._provider_text: dict[bytes, str | None] = {}
@@ -123,13 +123,17 @@ class TraceDecoder:
         self._second_text = ""
         self._want_guids: set[str] = set()
         self._want_names: set[str] = set()
+        self._asked: dict[str, tuple[str, ...]] = {}  # each --provider: the keys it matches
+        self._matched: set[str] = set()  # keys an event matched
         for p in providers:
             text = p.strip().strip("{}").lower()
             try:
                 self._want_guids.add(str(uuid.UUID(text)))
+                self._asked[p] = (str(uuid.UUID(text)),)
             except ValueError:
                 self._want_names.add(p.lower())
                 self._want_guids.add(str(provider_guid(p)))  # an EventSource's name
+                self._asked[p] = (p.lower(), str(provider_guid(p)))
 
     def _add(self, manifest: Manifest, *, eventsource: bool) -> list[bytes]:
         dec = Decoder(manifest)
@@ -154,8 +158,6 @@ class TraceDecoder:
         self._classic.clear()
         self._described.clear()
 
-    # ------------------------------------------------------------------ per record
-
     def events(self, records: Iterable[Record]) -> Iterator[dict[str, Any]]:
         """The decoded events, in trace order (filtered by the providers asked for)."""
         want = bool(self._want_guids or self._want_names)
@@ -163,8 +165,24 @@ class TraceDecoder:
             ev = self.event(rec)
             if want and not self._wanted(ev):
                 continue
-            self._count(ev)
+            oversized = False
+            if "fields" in ev:
+                size = len(encode(ev["fields"]))
+                oversized = size > MAX_EVENT_JSON
+                if oversized:
+                    self._shrink(ev, size)
+            self._count(ev, oversized=oversized)
             yield ev
+
+    def _shrink(self, ev: dict[str, Any], size: int) -> None:
+        """Replace fields too large to write by an error saying so."""
+        ev.pop("fields", None)
+        ev.pop("trailing_bytes", None)
+        ev["decoded"] = False
+        ev["message"] = None
+        ev["error"] = _too_large(size)
+        self.oversized += 1
+        self._counter(ev["provider"] or "(none)").oversized += 1
 
     def json_lines(self, records: Iterable[Record]) -> Iterator[str]:
         """The events as JSON lines (no line breaks): for each record, the text that
@@ -220,14 +238,19 @@ class TraceDecoder:
             ev = self.event(rec)
             if want and not self._wanted(ev):
                 continue
-            self._count(ev)
             hkey = (rec[2:10], ev["provider_name"], ev["name"])
             found = heads.get(hkey)
             if found is None:
                 found = event_head(ev, ev["name"])
                 if len(heads) < MAX_DESCRIPTORS:
                     heads[hkey] = found
-            yield found + body_json(ev) + tail_json(ev)
+            tail = tail_json(ev)
+            oversized = len(tail) > MAX_EVENT_JSON
+            if oversized:
+                self._shrink(ev, len(tail))
+                tail = tail_json(ev)
+            self._count(ev, oversized=oversized)
+            yield found + body_json(ev) + tail
 
     def _classic_entry(
         self, rec: Record, want: bool
@@ -255,6 +278,7 @@ class TraceDecoder:
             return None
         message = None
         error = None
+        oversized = False
         if meta is None:
             tail = "}"
         else:
@@ -269,19 +293,29 @@ class TraceDecoder:
                     used = quick[1]
             except DecodeError as e:
                 error = str(e)
-            else:
-                if used != len(data):
-                    error = (
-                        f"{len(data) - used} bytes left after the last field of event {rec.id} "
-                        f"v{rec.version}"
-                    )
             if error is None:
-                tail = f',"fields":{encode(fields) if quick is None else quick[0]}}}'
+                text = encode(fields) if quick is None else quick[0]
+                if len(text) > MAX_EVENT_JSON:
+                    error = _too_large(len(text))
+                    c.oversized += 1
+                    self.oversized += 1
+                    oversized = True
+            if error is None:
+                extra = len(data) - used  # as TDH: an event that gained fields later
+                if extra:
+                    c.trailing += 1
+                    tail = f',"fields":{text},"trailing_bytes":{extra}}}'
+                else:
+                    tail = f',"fields":{text}}}'
             else:
                 message = None
                 tail = f',"error":{encode(error)}}}'
-                reason = f"payload does not fit the metadata of event {rec.id} v{rec.version}"
-        self._tally(c, kind, provider_name, reason, error is not None)
+                reason = (
+                    OVERSIZED_REASON
+                    if oversized
+                    else f"payload does not fit the metadata of event {rec.id} v{rec.version}"
+                )
+        self._tally(c, kind, provider_name, reason, error is not None and not oversized)
         pid = rec.pid
         tid = rec.tid
         return (
@@ -310,9 +344,17 @@ class TraceDecoder:
 
     def _wanted(self, ev: dict[str, Any]) -> bool:
         if ev["provider"] in self._want_guids:
+            self._matched.add(ev["provider"])
             return True
         name = ev["provider_name"]
-        return name is not None and name.lower() in self._want_names
+        if name is not None and name.lower() in self._want_names:
+            self._matched.add(name.lower())
+            return True
+        return False
+
+    def unmatched(self) -> list[str]:
+        """The providers asked for (as given) that no event matched."""
+        return [p for p, keys in self._asked.items() if not self._matched.intersection(keys)]
 
     def event(self, rec: Record) -> dict[str, Any]:
         raw = rec.provider
@@ -328,6 +370,7 @@ class TraceDecoder:
             "name": None,
             "id": rec.id,
             "version": rec.version,
+            "channel": rec.channel,
             "level": rec.level,
             "opcode": rec.opcode,
             "task": rec.task,
@@ -403,7 +446,7 @@ class TraceDecoder:
             return
         label = f"{self.label}: in-band manifest of provider {ev['provider']}"
         try:
-            xml = self._collector.add(rec.provider, env)
+            xml = self._collector.add(rec.provider, (rec.pid, rec.tid), env)
         except EnvelopeError as e:
             self._inband += 1
             self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {e}"))
@@ -411,7 +454,19 @@ class TraceDecoder:
         if xml is None:
             return
         self._inband += 1
+        if self._inband_bytes + len(xml) > MAX_INBAND_BYTES:
+            self.diagnostics.append(
+                diag(
+                    W_INBAND_MANIFEST,
+                    Span(self.label),
+                    f"{label}: not compiled: with its {len(xml)} bytes, the trace's in-band "
+                    f"manifests would take more than {MAX_INBAND_BYTES} bytes",
+                )
+            )
+            return
+        self._inband_bytes += len(xml)
         manifest, diags = load_manifest_bytes(xml, label)
+        del xml  # only the compiled model is kept
         if manifest is None:
             first = diags[0].message if diags else "unreadable"
             self.diagnostics.append(diag(W_INBAND_MANIFEST, Span(self.label), f"{label}: {first}"))
@@ -442,15 +497,11 @@ class TraceDecoder:
         except DecodeError as e:
             ev["error"] = str(e)
             return
-        if used != len(rec.data):
-            ev["error"] = (
-                f"{len(rec.data) - used} bytes left after the last field of event {rec.id} "
-                f"v{rec.version}"
-            )
-            return
         ev["decoded"] = True
         ev["fields"] = fields
         ev["message"] = message
+        if used != len(rec.data):  # as TDH: an event that gained fields later
+            ev["trailing_bytes"] = len(rec.data) - used
 
     def _meta(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
         key = (raw, event_id, version)
@@ -474,21 +525,17 @@ class TraceDecoder:
         provider, event = found
         return dec, provider, event, event.name or _task_opcode(event) or event.symbol
 
-    # ------------------------------------------------------------------ counting
-
     def _counter(self, key: str) -> ProviderCount:
         """The count of the provider with this key (a GUID's text or "(none)")."""
-        c = self.counts.get(key)
-        if c is None:
-            if len(self.counts) >= MAX_PROVIDERS:
-                key = OTHERS
-                c = self.counts.get(key)
-            if c is None:
-                c = self.counts[key] = ProviderCount()
-        return c
+        return provider_count(self.counts, key)
 
-    def _count(self, ev: dict[str, Any]) -> None:
+    def _count(self, ev: dict[str, Any], *, oversized: bool = False) -> None:
         c = self._counter(ev["provider"] or "(none)")
+        if "trailing_bytes" in ev:
+            c.trailing += 1
+        if oversized:
+            self._tally(c, ev["kind"], ev["provider_name"], OVERSIZED_REASON, False)
+            return
         reason = None if ev["decoded"] else self._reason(ev)
         self._tally(c, ev["kind"], ev["provider_name"], reason, "error" in ev)
 
@@ -496,17 +543,8 @@ class TraceDecoder:
         self, c: ProviderCount, kind: str, name: str | None, reason: str | None, error: bool
     ) -> None:
         """Count one event; ``reason`` is why it was not decoded (None: it was)."""
-        c.events += 1
-        c.kinds[kind] += 1
-        if name:
-            c.name = name
-        if reason is None:
-            c.decoded += 1
-            return
-        if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
-            reason = OTHER_REASONS
-        c.reasons[reason] += 1
-        if error:
+        tally(c, kind, name, reason)
+        if reason is not None and error:
             self.misfits += 1
 
     def _reason(self, ev: dict[str, Any]) -> str:
@@ -520,15 +558,11 @@ class TraceDecoder:
             if ev["name"] == "ManifestData":
                 return "manifest event is malformed"
             return f"payload does not fit the metadata of {where}"
-        pid = self._uuids.get(self._raw(ev))
+        raw = uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
+        pid = self._uuids.get(raw)
         if pid is not None and pid in self._decoders:
             return f"{where} is not in the provider's metadata"
         return "no metadata for the provider"
-
-    def _raw(self, ev: dict[str, Any]) -> bytes:
-        return uuid.UUID(ev["provider"]).bytes_le if ev["provider"] else b""
-
-    # ------------------------------------------------------------------ text
 
     def _guid(self, raw: bytes) -> str | None:
         if not raw or raw == ZERO_GUID:

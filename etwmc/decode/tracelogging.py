@@ -35,7 +35,8 @@ from typing import Any
 from .. import winmeta as wm
 from ..model import Field
 from ..winmeta import InTypeCode
-from .payload import MAX_ARRAY, DecodeError, PayloadReader
+from .bounds import MAX_ARRAY, min_size
+from .payload import DecodeError, PayloadReader
 
 STRUCT = 24  # TraceLogging's own: the manifest has no inType 24
 CCOUNT = 0x20
@@ -83,6 +84,14 @@ class TlField:
     count: int  # constant count (CCOUNT)
     children: tuple[TlField, ...]  # a struct's fields
     field: Field | None  # the manifest field that reads one value (None: struct/custom)
+    size: int  # the fewest bytes one element takes in a payload
+
+    @property
+    def total(self) -> int:
+        """The fewest bytes the field takes, its count included."""
+        if self.arity == CCOUNT:
+            return self.size * self.count
+        return 2 if self.arity == VCOUNT else self.size
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +190,11 @@ def _nest(
             if len(children) < out_type:
                 raise DecodeError(f"TraceLogging struct '{name}' lacks fields")
         field = None if in_type == STRUCT or arity == CUSTOM else _field(name, in_type, out_type)
-        out.append(TlField(name, in_type, arity, out_type, count, children, field))
+        if in_type == STRUCT:
+            size = sum(c.total for c in children)
+        else:
+            size = 2 if field is None else min_size(field)
+        out.append(TlField(name, in_type, arity, out_type, count, children, field, size))
     return tuple(out), i
 
 
@@ -230,6 +243,7 @@ def _scope(r: PayloadReader, fields: Sequence[TlField]) -> dict[str, Any]:
             continue
         if n > MAX_ARRAY:
             raise r.fail(f.name, f"count {n} is out of range")
+        r.spend(n, f.name, f.size, max(1, len(f.children)))
         if f.out_type == OUT_STRING and f.in_type in _CHARACTER_ARRAYS:
             wide = f.in_type == _WIDE_CHARACTERS
             raw = r.take(n * (2 if wide else 1), f.name)

@@ -18,19 +18,26 @@ steps, in order:
 
 from __future__ import annotations
 
-import uuid
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..descriptors import START_OPCODE, STOP_OPCODE, checked_traits, descriptor, enable_pairs
+from ..descriptors import (
+    START_OPCODE,
+    STOP_OPCODE,
+    Descriptor,
+    checked_traits,
+    descriptor,
+    enable_pairs,
+)
 from ..diagnostics import Diagnostic
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
 from ..winmeta import LEVELS, OPCODES
-from . import layout
-from .imports import IMPORT_BLOCK
+from . import docstrings, layout
+from .imports import Imports
 from .literals import pybytes, pystr
-from .payload import ParamCtx, Plan, plan_template, template_problems
+from .payload import ParamCtx, Plan, call, plan_template, template_problems
 from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
@@ -65,10 +72,11 @@ class EventCtx:
     runtime: str
     params: list[ParamCtx]
     spec: str | None  # name of the template's field-spec global (None: no payload)
-    values: list[str]  # the values handed to the encoder (parameters, or None if derived)
-    inline: list[str] | None  # inlined encoder statements, or None for the generic one
-    inline_nested: list[str] | None  # the same, laid out one level deeper
-    doc: str  # docstring literal
+    encoder: list[str]  # the statements that encode the payload (none without one)
+    fail: str  # the `raise _fail(...)` statement of a failed encoding
+    doc: str  # the write function's docstring, laid out
+    start_call: str  # the return statement of the start_ function
+    stop_call: str  # the return statement of the stop_ function
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +88,8 @@ class ProviderCtx:
     runtime: str
     name: str  # literal
     name_assign: str  # the NAME assignment in the namespace class
-    guid: str  # uuid.UUID(...) expression
-    register_guid: str  # the expression of the GUID ETW registration uses
+    guid: str  # GUID text
+    register_guid: str  # the text of the GUID ETW registration uses
     control_guid: str | None  # GUID text
     group_guid: str | None  # GUID text
     traits: str  # bytes literal
@@ -108,8 +116,8 @@ class ModuleCtx:
 
     version: str
     source_assign: str
-    imports: str  # the import block
-    aliases: list[str]  # TypeAlias assignments
+    imports: str  # the import block, TYPE_CHECKING and its block
+    aliases: list[str]  # TypeAlias assignments (quoted values)
     flags: list[str]
     structs: list[str]  # struct.Struct assignments
     specs: list[SpecCtx]
@@ -123,10 +131,6 @@ def _local(name: str) -> str:
     return name.rsplit(":", 1)[-1]
 
 
-def _guid(g: uuid.UUID) -> str:
-    return f'uuid.UUID("{g}")'
-
-
 def _hex(v: int) -> str:
     return f"0x{v:X}"
 
@@ -136,49 +140,139 @@ def _hex(v: int) -> str:
 
 def _enum(
     name: str, base: str, items: list[tuple[str, int]], hexa: bool, file: str, render: bool
-) -> tuple[EnumCtx | None, list[Diagnostic]]:
+) -> tuple[EnumCtx | None, list[str], list[Diagnostic]]:
+    """An enum class and its member names (claimed in order, rendered or not)."""
     scope = Scope(f"member of {name}", Kind.MEMBER, file=file)
+    names = [scope.claim(text) for text, _ in items]
     if not render:
-        for text, _ in items:
-            scope.claim(text)
-        return None, scope.diagnostics
+        return None, names, scope.diagnostics
     members = [
-        layout.assign("        ", scope.claim(text), _hex(v) if hexa else str(v))
-        for text, v in items
+        layout.assign("        ", member, _hex(v) if hexa else str(v))
+        for member, (_, v) in zip(names, items, strict=True)
     ]
-    return EnumCtx(name, layout.class_head("    ", name, base), members), scope.diagnostics
+    return EnumCtx(name, layout.class_head("    ", name, base), members), names, scope.diagnostics
+
+
+# What a docstring calls a level, opcode, task, keyword or channel: its member name in
+# the provider's enum, by ("win", local name) for a win: item, else by id(the model's
+# object) (levels by value: a provider's levels have distinct values).
+EnumNames = dict[object, str]
 
 
 def _provider_enums(
     manifest: Manifest, p: Provider, ns_scope: Scope, render: bool
-) -> tuple[list[EnumCtx], list[Diagnostic]]:
+) -> tuple[list[EnumCtx], EnumNames, dict[str, str], list[Diagnostic]]:
+    """The provider's enums, the member names of its items, and each map's class name
+    by map name."""
     file = manifest.path
     diags: list[Diagnostic] = []
     enums: list[EnumCtx] = []
+    found: EnumNames = {}
 
-    def add(name: str, base: str, items: list[tuple[str, int]], hexa: bool = False) -> None:
-        e, d = _enum(name, base, items, hexa, file, render)
+    def add(
+        name: str,
+        base: str,
+        items: list[tuple[str, int]],
+        keys: Sequence[object],
+        hexa: bool = False,
+    ) -> None:
+        e, names, d = _enum(name, base, items, hexa, file, render)
         if e is not None:
             enums.append(e)
+        found.update(zip(keys, names, strict=True))
         diags.extend(d)
 
-    win_levels = [(w.local, w.value) for w in LEVELS.values() if w.text]
-    add("Level", "enum.IntEnum", win_levels + [(_local(lv.name), lv.value) for lv in p.levels])
-    add("Keyword", "enum.IntFlag", [(_local(k.name), k.mask) for k in p.keywords], True)
-    win_ops = [(w.local, w.value) for w in OPCODES.values() if w.text]
-    ops = [(_local(o.name), o.value) for o in p.all_opcodes()]
-    add("Opcode", "enum.IntEnum", win_ops + ops)
-    add("Task", "enum.IntEnum", [(_local(t.name), t.value) for t in p.tasks])
-    add("Channel", "enum.IntEnum", [(c.chid or c.name, c.value) for c in p.channels])
+    win_levels = [w for w in LEVELS.values() if w.text]
+    add(
+        "Level",
+        "enum.IntEnum",
+        [(w.local, w.value) for w in win_levels] + [(_local(lv.name), lv.value) for lv in p.levels],
+        [("level", w.value) for w in win_levels] + [("level", lv.value) for lv in p.levels],
+    )
+    add(
+        "Keyword",
+        "enum.IntFlag",
+        [(_local(k.name), k.mask) for k in p.keywords],
+        [id(k) for k in p.keywords],
+        True,
+    )
+    win_ops = [w for w in OPCODES.values() if w.text]
+    ops = p.all_opcodes()
+    add(
+        "Opcode",
+        "enum.IntEnum",
+        [(w.local, w.value) for w in win_ops] + [(_local(o.name), o.value) for o in ops],
+        [("win", w.local) for w in win_ops] + [id(o) for o in ops],
+    )
+    add(
+        "Task",
+        "enum.IntEnum",
+        [(_local(t.name), t.value) for t in p.tasks],
+        [id(t) for t in p.tasks],
+    )
+    add(
+        "Channel",
+        "enum.IntEnum",
+        [(c.chid or c.name, c.value) for c in p.channels],
+        [id(c) for c in p.channels],
+    )
 
+    maps: dict[str, str] = {}
     for m in p.maps:
         items = []
         for item in m.items:
             text = item.symbol or manifest.text(item.message) or f"V{item.value}"
             items.append((text, item.value))
         base = "enum.IntFlag" if m.kind == "bit" else "enum.IntEnum"
-        add(ns_scope.claim(m.name, m.span), base, items, m.kind == "bit")
-    return enums, diags
+        cls = ns_scope.claim(m.name, m.span)
+        maps[m.name] = cls
+        add(cls, base, items, [None] * len(items), m.kind == "bit")
+    found.pop(None, None)
+    return enums, found, maps, diags
+
+
+def _named(names: EnumNames, item: object, builtin: bool, name: str) -> str:
+    """The member name of ``item`` (a model object named ``name``), or its local name."""
+    key = ("win", _local(name)) if builtin else id(item)
+    return names.get(key, _local(name))
+
+
+def _event_doc(
+    manifest: Manifest,
+    ev: Event,
+    ident: str,
+    d7: Descriptor,
+    names: EnumNames,
+    plan: Plan | None,
+    ns: str,
+) -> str:
+    """The write function's docstring: the event, its message, where it goes, its
+    parameters."""
+    paragraphs: list[str | list[str]] = []
+    text = manifest.text(ev.message)
+    if text:
+        paragraphs.append("Message: " + docstrings.message(text, plan.names if plan else []))
+    level = names.get(("level", d7[3]), _local(ev.level.name) if ev.level else str(d7[3]))
+    opcode = _named(names, ev.opcode, ev.opcode.builtin, ev.opcode.name) if ev.opcode else "Info"
+    task = _named(names, ev.task, ev.task.builtin, ev.task.name) if ev.task else "none"
+    keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords) or "none"
+    channel = (
+        (names.get(id(ev.channel)) or ev.channel.chid or _local(ev.channel.name))
+        if ev.channel
+        else "none"
+    )
+    paragraphs.append(
+        [
+            f"Level: {level} ({d7[3]}); opcode: {opcode} ({d7[4]}); task: {task} ({d7[5]}).",
+            f"Keywords: {keywords} ({_hex(ev.keyword_mask)}); channel: {channel} ({d7[2]}).",
+            f"(The enums of {ns} name these values.)",
+        ]
+    )
+    args = [f"    {p.name}: {p.doc}" for p in (plan.params if plan else [])]
+    args.append("    activity_id, related_activity_id: see the module's docstring.")
+    paragraphs.append(["Args:", *args])
+    summary = f"Write the {ident} event (id {ev.value}, version {ev.version})."
+    return docstrings.docstring("    ", summary, paragraphs)
 
 
 # --------------------------------------------------------------------------- module
@@ -217,6 +311,7 @@ def _build(
     diags: list[Diagnostic] = []
     file = manifest.path
     mod = Scope("name", Kind.GLOBAL, MODULE_SCOPE, file=file)
+    imp = Imports()
     structs: dict[str, str] = {}
     aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
     plans: dict[int, Plan] = {}  # id(template) -> its plan
@@ -240,7 +335,7 @@ def _build(
     ]
     for pi, (p, ns) in enumerate(zip(manifest.providers, provider_names, strict=True)):
         ns_scope = Scope(f"name in {ns}", Kind.MEMBER, NAMESPACE_SCOPE, file=file)
-        enums, d = _provider_enums(manifest, p, ns_scope, render)
+        enums, enum_names, map_classes, d = _provider_enums(manifest, p, ns_scope, render)
         diags.extend(d)
         diags.extend(ns_scope.diagnostics)
         descriptors = [descriptor(p, ev) for ev in p.events]
@@ -254,7 +349,16 @@ def _build(
                     template_problems(ev.template, f"template {ev.template.tid!r}", diags)
                 _claim_functions(mod, ident, d7[4])
             continue
+        # What every provider's part of the module uses (see the template).
+        for name in ("enum", "Final", "EnableState", "ProviderRuntime"):
+            imp.use(name)
+        imp.use("GuidConstant")
+        if p.control_guid is None or not (p.traits and p.traits.group_guid):
+            imp.use("uuid")  # the `Final[uuid.UUID | None] = None` of a missing GUID
+        maps = {name: f"{ns}.{cls}" for name, cls in map_classes.items()}
         pairs, bits = enable_pairs(descriptors)
+        if pairs:
+            imp.use("compute_flags")  # by the provider's enable hook
         flags = [f"_on_{len(all_flags) + i}" for i in range(len(pairs))]
         all_flags.extend(flags)
         runtime = f"_p{pi}"
@@ -271,7 +375,7 @@ def _build(
                 if plan is None:
                     where = f"template {ev.template.tid!r}"
                     plan = plans[id(ev.template)] = plan_template(
-                        ev.template, f"_T{len(specs)}", where, structs, aliases, diags
+                        ev.template, f"_T{len(specs)}", where, structs, aliases, diags, imp, maps
                     )
                     specs.append(SpecCtx(plan.name, plan.spec))
                 spec = plan.name
@@ -285,6 +389,14 @@ def _build(
                 f"    level={level},\n    opcode={op},\n    task={task},\n    keyword={keyword},"
             )
             write, is_enabled, start, stop = _claim_functions(mod, ident, d7[4])
+            for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
+                imp.use(name)
+            imp.use("_keyword_only")
+            values = plan.params if plan else []
+            if spec is not None:
+                imp.use("_ENCODING_ERRORS")
+            if start or stop:
+                imp.use("Activity")
             events.append(
                 EventCtx(
                     ident=ident,
@@ -294,23 +406,36 @@ def _build(
                     stop=stop,
                     descriptor=layout.descriptor(ident, arguments),
                     packed=packed,
-                    packed_assign=layout.call(
-                        "",
-                        f"{packed}: Final = pack_descriptor",
-                        [str(id_), str(ver), str(channel), str(level), str(op), str(task), keyword],
-                    ),
+                    packed_assign=call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"]),
                     is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
                     runtime=runtime,
-                    params=plan.params if plan else [],
+                    params=values,
                     spec=spec,
-                    values=plan.values if plan else [],
-                    inline=plan.encoder(8) if plan else [],
-                    # start_/stop_ encode one block deeper (the template indents it).
-                    inline_nested=(plan.encoder(12, dedent=4) if plan else [])
-                    if start or stop
-                    else None,
-                    doc=f'"""Write this event: id {ev.value}, version {ev.version}."""',
+                    encoder=plan.encoder(imp) if plan else [],
+                    fail=call(
+                        "        ",
+                        f"raise {imp.use('_fail')}",
+                        [pystr(ident), spec, "_exc", *plan.values],
+                        " from None",
+                    )
+                    if spec and plan
+                    else "",
+                    doc=_event_doc(manifest, ev, ident, d7, enum_names, plan, ns),
+                    start_call=call(
+                        "    ",
+                        f"return {imp.use('_start')}",
+                        [flags[bit], write, "related_activity_id", *(v.name for v in values)],
+                    )
+                    if start
+                    else "",
+                    stop_call=call(
+                        "    ",
+                        f"return {imp.use('_stop')}",
+                        [flags[bit], write, "activity", *(v.name for v in values)],
+                    )
+                    if stop
+                    else "",
                 )
             )
         name = pystr(p.name)
@@ -321,8 +446,8 @@ def _build(
                 runtime=runtime,
                 name=name,
                 name_assign=layout.assign("    ", "NAME: Final", name),
-                guid=_guid(p.guid),
-                register_guid=_guid(p.control_guid or p.guid),
+                guid=str(p.guid),
+                register_guid=str(p.control_guid or p.guid),
                 control_guid=str(p.control_guid) if p.control_guid else None,
                 group_guid=str(group) if group else None,
                 traits=traits,
@@ -338,11 +463,27 @@ def _build(
     diags.extend(mod.diagnostics)
     if not render:
         return None, diags
+    # What the module's own part uses whatever the manifest holds (see the template).
+    for name in ("Final", "_EventError", "ProviderRuntime", "Registration", "Backend"):
+        imp.use(name)
+    for name in ("Callable", "EnableState"):
+        imp.use(name)
+    if specs:
+        imp.use("_fields")
+    if structs:
+        imp.use("struct")
+        if any("P" in fmt for fmt in structs):
+            imp.use("_pointers")
+    if aliases:
+        imp.use("TypeAlias")
     ctx = ModuleCtx(
         version=version,
         source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
-        imports=IMPORT_BLOCK,
-        aliases=[layout.type_alias(name, members) for members, name in aliases.items()],
+        imports=imp.render(),
+        aliases=[
+            layout.assign("", f"{name}: TypeAlias", pystr(_alias_value(members)))
+            for members, name in aliases.items()
+        ],
         flags=all_flags,
         structs=[
             layout.struct_assign(var, pystr("<" + fmt), "P" in fmt) for fmt, var in structs.items()
@@ -351,6 +492,13 @@ def _build(
         providers=providers,
     )
     return ctx, diags
+
+
+def _alias_value(members: tuple[str, ...]) -> str:
+    """A struct parameter's type, quoted (its member types may be imported for type
+    checkers only): a tuple in member order, or a dict by member name."""
+    tup = f"tuple[{', '.join(members)}]" if members else "tuple[()]"
+    return f"{tup} | dict[str, object]"
 
 
 def _claim_functions(

@@ -37,6 +37,12 @@ def _escape(s: str, quote: str) -> str:
     return "".join(out)
 
 
+def escaped(s: str, quote: str) -> str:
+    """``s`` as the inside of a literal delimited by ``quote``: printable ASCII but for
+    ``quote`` and the backslash, which are escaped, as is everything else."""
+    return _escape(s, quote)
+
+
 def _quote(s: str) -> str:
     # black keeps double quotes unless single quotes need fewer backslashes.
     return "'" if s.count("'") < s.count('"') else '"'

@@ -10,6 +10,7 @@ not parameters: they are filled in from the sequences and strings they measure.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..codes import E_UNRESOLVED
@@ -18,6 +19,7 @@ from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
+from .imports import Imports
 from .literals import pystr
 from .reserved import PARAM_SCOPE
 
@@ -42,6 +44,7 @@ class ParamCtx:
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it
+    doc: str  # what the docstring says of it (identifiers and fixed text)
 
 
 # One statement of an inlined encoder: (struct variable, its arguments), or (string
@@ -54,7 +57,7 @@ class Plan:
     """One template's field specs (``name`` is the global that holds them), parameters,
     and (when possible) inlined encoder."""
 
-    __slots__ = ("name", "spec", "params", "values", "inline", "_laid_out")
+    __slots__ = ("name", "spec", "params", "values", "inline", "names", "_laid_out")
 
     def __init__(
         self,
@@ -63,28 +66,26 @@ class Plan:
         params: list[ParamCtx],
         values: list[str],
         inline: list[Pack | Terminated] | None,
+        names: list[str],
     ) -> None:
         self.name = name
         self.spec = spec  # the `_Field(...),` lines of the spec, indented
         self.params = params
         self.values = values  # per top-level item: its parameter, or "None" (derived)
         self.inline = inline
-        self._laid_out: dict[tuple[int, int], list[str]] = {}
+        self.names = names  # every top-level item's Python name, derived ones too
+        self._laid_out: list[str] | None = None
 
-    def encoder(self, indent: int, dedent: int = 0) -> list[str] | None:
-        """The inlined encoder's statements laid out at ``indent`` spaces, then shifted
-        ``dedent`` spaces left (for a template that indents them back); None when the
-        template has no inlined encoder.  Laid out once per indentation."""
-        if self.inline is None:
-            return None
-        key = (indent, dedent)
-        lines = self._laid_out.get(key)
-        if lines is None:
-            lines = _encoder(self.inline, " " * indent)
-            if dedent:
-                lines = ["\n".join(x[dedent:] for x in s.split("\n")) for s in lines]
-            self._laid_out[key] = lines
-        return lines
+    def encoder(self, imports: Imports) -> list[str]:
+        """The statements that encode the payload into ``_payload`` in a write function:
+        the inlined encoder, or a call of the generic one.  Laid out once."""
+        if self._laid_out is None:
+            if self.inline is not None:
+                self._laid_out = _encoder(self.inline, "        ")
+            else:
+                head = f"_payload = {imports.use('_encode')}"
+                self._laid_out = [call("        ", head, [self.name, *self.values])]
+        return self._laid_out
 
 
 def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
@@ -93,12 +94,22 @@ def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
         target = "_payload +=" if out else "_payload ="
         if len(statement) == 2:
             var, args = statement
-            body = "".join(f"{pad}    {a},\n" for a in args)
-            out.append(f"{pad}{target} {var}.pack(\n{body}{pad})")
+            out.append(call(pad, f"{target} {var}.pack", args))
         else:
             function, name, end = statement
             out.append(layout.concat(pad, target, function, name, end))
     return out
+
+
+def call(indent: str, head: str, arguments: list[str], tail: str = "") -> str:
+    """``head(arguments)tail`` as black lays it out (:func:`.layout.call`, and for one
+    argument, which black never follows with a comma, the same without it)."""
+    if len(arguments) != 1:
+        return layout.call(indent, head, arguments, tail)
+    line = f"{indent}{head}({arguments[0]}){tail}"
+    if len(line) <= layout.LINE_LENGTH:
+        return line
+    return f"{indent}{head}(\n{indent}    {arguments[0]}\n{indent}){tail}"
 
 
 def _extent(value: int | str | None, names: dict[str, int]) -> tuple[str, str, bool]:
@@ -142,11 +153,44 @@ def _length(it: Field | Struct) -> int | str | None:
     return None if it.length == 0 else it.length
 
 
-def _py_type(f: Field) -> str:
+def _py_type(f: Field, imports: Imports) -> str:
     assert f.in_type is not None
     c = f.in_type.code
     base = "int" if c in SCALAR_FORMATS and c not in _PY_TYPES else _PY_TYPES[c]
-    return f"Sequence[{base}]" if _count(f) is not None else base
+    if base in _TYPE_IMPORTS:
+        imports.use(_TYPE_IMPORTS[base])
+    if _count(f) is not None:
+        return f"{imports.use('Sequence')}[{base}]"
+    return base
+
+
+# The annotations that name an import (for type checkers only).
+_TYPE_IMPORTS: dict[str, str] = {"uuid.UUID": "uuid", "datetime": "datetime"}
+
+
+def _doc(it: Field | Struct, names: dict[str, str], maps: Mapping[str, str]) -> str:
+    """What a parameter's docstring line says: its inType (a struct's members), its
+    map's enum, and its count and length (constants, or the fields that hold them)."""
+    if isinstance(it, Struct):
+        members = ", ".join(
+            f"{names.get(m.name, m.name)} ({m.in_type.qname if m.in_type else m.in_type_text})"
+            for m in it.fields
+        )
+        text = f"a struct of {members}, as a tuple or a dict by member name"
+    else:
+        text = it.in_type.qname if it.in_type else it.in_type_text
+        if it.map is not None and it.map in maps:
+            text += f", a {maps[it.map]} value"
+    count, length = _count(it), _length(it)
+    if isinstance(count, int):
+        text = f"{count} values: {text}"
+    elif isinstance(count, str):
+        text = f"a sequence of {text}; its length goes in {names.get(count, count)}"
+    if isinstance(length, int):
+        text += f"; {length} units long (shorter is padded)"
+    elif isinstance(length, str):
+        text += f"; its length goes in {names.get(length, length)}"
+    return text + "."
 
 
 def _unresolved(it: Field | Struct, where: str, diags: list[Diagnostic]) -> None:
@@ -169,6 +213,7 @@ def _specs(
     where: str,
     aliases: dict[tuple[str, ...], str],
     diags: list[Diagnostic],
+    imports: Imports,
     indent: str = "    ",
 ) -> tuple[list[str], list[bool], list[str]]:
     """Field-spec lines at ``indent``, which items are derived, and their Python types.
@@ -187,12 +232,13 @@ def _specs(
         members: list[str] = []
         if isinstance(it, Struct):
             members, m_derived, m_types = _specs(
-                it.fields, where, aliases, diags, indent + "        "
+                it.fields, where, aliases, diags, imports, indent + "        "
             )
             user = tuple(t for t, d in zip(m_types, m_derived, strict=True) if not d)
             # A type alias per struct shape keeps signatures short.
             alias = aliases.setdefault(user, f"_Struct{len(aliases)}")
-            types.append(f"Sequence[{alias}]" if _count(it) is not None else alias)
+            seq = imports.use("Sequence") if _count(it) is not None else ""
+            types.append(f"{seq}[{alias}]" if seq else alias)
             code_: int = STRUCT_CODE
         else:
             if it.in_type is None:
@@ -200,7 +246,7 @@ def _specs(
                 types.append("object")
                 code_ = -1
             else:
-                types.append(_py_type(it))
+                types.append(_py_type(it, imports))
                 code_ = it.in_type.code
         args = [pystr(it.name), str(int(code_))]
         for key, val in (
@@ -215,11 +261,12 @@ def _specs(
             args.append("derived=True")
         if isinstance(it, Field) and _utf8(it):
             args.append("utf8=True")
+        imports.use("_Field")
         if isinstance(it, Struct):
             # Exploded with magic trailing commas: black keeps this shape at any width.
             specs.append(f"{indent}_Field(")
             specs.extend(f"{indent}    {a}," for a in args)
-            specs.append(f"{indent}    members=_fields(")
+            specs.append(f"{indent}    members={imports.use('_fields')}(")
             specs.extend(members)
             specs.append(f"{indent}    ),")
             specs.append(f"{indent}),")
@@ -244,7 +291,7 @@ def _problems(
 
 
 def _inline(
-    items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str]
+    items: tuple[Field | Struct, ...], params: list[str], structs: dict[str, str], imports: Imports
 ) -> list[Pack | Terminated] | None:
     """The statements that encode a simple template into ``_payload``, or None when it is
     not simple.
@@ -279,6 +326,9 @@ def _inline(
             runs.append(("_ansi", name, 'b"\\x00"'))
     if run_fmt:
         runs.append((run_fmt, run_args))
+    for r in runs:  # the string functions the statements call (the template is simple)
+        if len(r) == 3 and r[0] is not None:
+            imports.use(r[0])
     return [
         (structs.setdefault(r[0], f"_s{len(structs)}"), r[1]) if len(r) == 2 else r for r in runs
     ]
@@ -291,24 +341,27 @@ def plan_template(
     structs: dict[str, str],
     aliases: dict[tuple[str, ...], str],
     diags: list[Diagnostic],
+    imports: Imports,
+    maps: Mapping[str, str],
 ) -> Plan:
-    """The plan of template ``t``, whose specs the module will hold in ``spec_name``."""
-    specs, derived, types = _specs(t.items, where, aliases, diags)
+    """The plan of template ``t``, whose specs the module will hold in ``spec_name``;
+    ``maps`` gives the enum (``NS.Name``) of each of the provider's maps, by name."""
+    specs, derived, types = _specs(t.items, where, aliases, diags, imports)
     scope = Scope(f"field of {where}", Kind.PARAM, PARAM_SCOPE)
+    names = [scope.claim(it.name, it.span) for it in t.items]
+    by_manifest_name = {it.name: n for it, n in zip(t.items, names, strict=True)}
     params: list[ParamCtx] = []
     values: list[str] = []
-    names: list[str] = []
-    for it, is_derived, ty in zip(t.items, derived, types, strict=True):
-        name = scope.claim(it.name, it.span)
-        names.append(name)
+    for it, name, is_derived, ty in zip(t.items, names, derived, types, strict=True):
         if is_derived:
             values.append("None")
         else:
-            params.append(ParamCtx(name, ty, layout.parameter(name, ty)))
+            doc = _doc(it, by_manifest_name, maps)
+            params.append(ParamCtx(name, ty, layout.parameter(name, ty), doc))
             values.append(name)
     diags.extend(scope.diagnostics)
-    inline = None if any(derived) else _inline(t.items, names, structs)
-    return Plan(spec_name, specs, params, values, inline)
+    inline = None if any(derived) else _inline(t.items, names, structs, imports)
+    return Plan(spec_name, specs, params, values, inline, names)
 
 
 def template_problems(t: Template, where: str, diags: list[Diagnostic]) -> None:

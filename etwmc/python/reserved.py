@@ -9,6 +9,7 @@ from .imports import BOUND_NAMES
 # naming, so the module's private names need no listing.
 MODULE_DEFINES = frozenset(
     {"SOURCE", "PROVIDERS", "register", "unregister", "registration", "set_capture_state_hook"}
+    | {"EventError", "TYPE_CHECKING"}
 )
 MODULE_NAMES = BOUND_NAMES | MODULE_DEFINES
 # Python's builtins (3.11-3.13, fixed so output does not depend on the interpreter).

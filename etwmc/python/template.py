@@ -8,59 +8,19 @@ from __future__ import annotations
 from typing import Any
 
 
-def _indent(s: str, width: int = 4, first: bool = False, blank: bool = False) -> str:
-    indention = " " * width
-    s += "\n"  # as Jinja does, so that splitlines() keeps a final empty line
-    if blank:
-        rv = ("\n" + indention).join(s.splitlines())
-    else:
-        lines = s.splitlines()
-        rv = lines.pop(0)
-        if lines:
-            rv += "\n" + "\n".join(indention + line if line else line for line in lines)
-    if first:
-        rv = indention + rv
-    return rv
-
-
-def _macro_encode(ev: Any, inline: Any) -> str:
+def _macro_encode(ev: Any) -> str:
     _o: list[str] = []
     _w = _o.append
     if ev.spec is None:
         _w("    _payload = b\"\"\n")
-    elif inline is not None:
+    else:
         _w("    try:\n")
-        for statement in inline:
+        for statement in ev.encoder:
             _w(f"{statement!s}\n")
         _w(
-            "    except Exception as _exc:\n"
-            "        raise _fail(\n"
-            f"            \"{ev.ident!s}\",\n"
-            f"            {ev.spec!s},\n"
-            "            _exc,\n"
+            "    except _ENCODING_ERRORS as _exc:\n"
+            f"{ev.fail!s}\n"
         )
-        for p in ev.params:
-            _w(f"            {p.name!s},\n")
-        _w("        ) from None\n")
-    else:
-        _w(
-            "    try:\n"
-            "        _payload = _encode(\n"
-            f"            {ev.spec!s},\n"
-        )
-        for v in ev.values:
-            _w(f"            {v!s},\n")
-        _w(
-            "        )\n"
-            "    except Exception as _exc:\n"
-            "        raise _fail(\n"
-            f"            \"{ev.ident!s}\",\n"
-            f"            {ev.spec!s},\n"
-            "            _exc,\n"
-        )
-        for v in ev.values:
-            _w(f"            {v!s},\n")
-        _w("        ) from None\n")
     return "".join(_o)
 
 
@@ -85,15 +45,21 @@ def render(*, m: Any) -> str:
         "tells whether any session wants it (test it before preparing costly arguments), and\n"
         "``start_<event>``/``stop_<event>`` write an activity's Start and Stop events.\n"
         "\n"
-        "``activity_id`` and ``related_activity_id`` are keyword-only.  The ``_kw`` marker\n"
-        "parameter before them enforces that (type checkers reject anything passed for it; at\n"
-        "run time an enabled event raises ``TypeError``) instead of a bare ``*``: on CPython a\n"
-        "keyword-only parameter with a default keeps every call off the interpreter's fast call\n"
-        "path, which would double the cost of a disabled event.\n"
+        "``activity_id`` and ``related_activity_id`` (``uuid.UUID``; by default the current\n"
+        "activity's id, if any, and none) are keyword-only.  The ``_kw`` marker parameter before\n"
+        "them enforces that (type checkers reject anything passed for it; at run time an enabled\n"
+        "event raises ``TypeError``) instead of a bare ``*``: on CPython a keyword-only parameter\n"
+        "with a default keeps every call off the interpreter's fast call path, which would double\n"
+        "the cost of a disabled event.\n"
+        "\n"
+        "A write function returns 0, or the Win32 status of a write the backend refused (each\n"
+        "one is counted in the provider's ``runtime.write_failures``); it raises ``EventError``\n"
+        "for an argument of the wrong type or out of range, and writes nothing.\n"
         "\"\"\"\n"
         "\n"
         f"{m.imports!s}\n"
         "\n"
+        "EventError = _EventError  # re-exported: callers catch it\n"
         f"{m.source_assign!s}\n"
     )
     if ((m.aliases or m.flags) or m.structs) or m.specs:
@@ -131,16 +97,19 @@ def render(*, m: Any) -> str:
             "\n"
             f"def {p.on_enable!s}(state: EnableState) -> None:\n"
         )
-        for f in p.flags:
-            _w(f"    global {f!s}\n")
-        _w(f"    flags = compute_flags({p.pairs_name!s}, state)\n")
-        for _i13, f in enumerate(p.flags):
-            _w(f"    {f!s} = flags[{_i13!s}]\n")
+        if p.flags:
+            for f in p.flags:
+                _w(f"    global {f!s}\n")
+            _w(f"    flags = compute_flags({p.pairs_name!s}, state)\n")
+            for _i10, f in enumerate(p.flags):
+                _w(f"    {f!s} = flags[{_i10!s}]\n")
+        else:
+            _w("    pass  # the provider has no event to enable\n")
         _w(
             "\n"
             "\n"
             f"{p.runtime!s}: Final = ProviderRuntime(\n"
-            f"    {p.register_guid!s},\n"
+            f"    \"{p.register_guid!s}\",\n"
             f"    {p.name!s},\n"
             f"    {p.traits!s},\n"
             f"    on_enable={p.on_enable!s},\n"
@@ -158,38 +127,29 @@ def render(*, m: Any) -> str:
             "    \"\"\"Constants and enums of one provider (its name is ``NAME``).\"\"\"\n"
             "\n"
             f"{p.name_assign!s}\n"
-            f"    GUID: Final = {p.guid!s}\n"
+            f"    GUID: Final = GuidConstant(\"{p.guid!s}\")\n"
         )
         if p.control_guid is None:
             _w("    CONTROL_GUID: Final[uuid.UUID | None] = None\n")
         else:
-            _w(
-                "    CONTROL_GUID: Final[uuid.UUID | None] = uuid.UUID(\n"
-                f"        \"{p.control_guid!s}\"\n"
-                "    )\n"
-            )
+            _w(f"    CONTROL_GUID: Final = GuidConstant(\"{p.control_guid!s}\")\n")
         if p.group_guid is None:
             _w("    GROUP_GUID: Final[uuid.UUID | None] = None\n")
         else:
-            _w(
-                "    GROUP_GUID: Final[uuid.UUID | None] = uuid.UUID(\n"
-                f"        \"{p.group_guid!s}\"\n"
-                "    )\n"
-            )
+            _w(f"    GROUP_GUID: Final = GuidConstant(\"{p.group_guid!s}\")\n")
         _w(f"    runtime: Final = {p.runtime!s}\n")
         for e in p.enums:
             _w(
                 "\n"
                 f"{e.head!s}\n"
             )
-            _empty16 = True
+            _empty13 = True
             for member in e.members:
-                _empty16 = False
+                _empty13 = False
                 _w(f"{member!s}\n")
-            if _empty16:
+            if _empty13:
                 _w("        pass\n")
         for ev in p.events:
-            _t18 = _macro_encode(ev, ev.inline)
             _w(
                 "\n"
                 "\n"
@@ -207,12 +167,12 @@ def render(*, m: Any) -> str:
                 "    activity_id: uuid.UUID | None = None,\n"
                 "    related_activity_id: uuid.UUID | None = None,\n"
                 ") -> int:\n"
-                f"    {ev.doc!s}\n"
+                f"{ev.doc!s}\n"
                 f"    if not {ev.flag!s}:\n"
                 "        return 0\n"
                 "    if _kw is not _KW:\n"
                 "        raise _keyword_only(_kw)\n"
-                f"{_t18!s}    return {ev.runtime!s}.write(\n"
+                f"{_macro_encode(ev)!s}    return {ev.runtime!s}.write(\n"
                 f"        {ev.packed!s},\n"
                 "        _payload,\n"
                 "        None if activity_id is None else activity_id.bytes_le,\n"
@@ -220,7 +180,6 @@ def render(*, m: Any) -> str:
                 "    )\n"
             )
             if ev.start is not None:
-                _t19 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
                 _w(
                     "\n"
                     "\n"
@@ -229,22 +188,12 @@ def render(*, m: Any) -> str:
                     "    related_activity_id: uuid.UUID | None = None,\n"
                     ") -> Activity:\n"
                     "    \"\"\"Start an activity: a new activity id becomes current, then this event is\n"
-                    "    written with it (related: ``related_activity_id``, else the id that was current).\n"
+                    "    written with it (related: ``related_activity_id``, else the id that was current),\n"
+                    f"    as {ev.write!s} writes it.\n"
                     "    \"\"\"\n"
-                    "    _payload = b\"\"\n"
-                    f"    if {ev.flag!s}:\n"
-                    f"{_t19!s}    _act = Activity(related_activity_id).start()\n"
-                    f"    if {ev.flag!s}:\n"
-                    f"        {ev.runtime!s}.write(\n"
-                    f"            {ev.packed!s},\n"
-                    "            _payload,\n"
-                    "            _act.id,\n"
-                    "            _act.related,\n"
-                    "        )\n"
-                    "    return _act\n"
+                    f"{ev.start_call!s}\n"
                 )
             if ev.stop is not None:
-                _t20 = _indent(_macro_encode(ev, ev.inline_nested), 4, True)
                 _w(
                     "\n"
                     "\n"
@@ -252,17 +201,10 @@ def render(*, m: Any) -> str:
                     f"{_macro_params(ev)!s}    *,\n"
                     "    activity: Activity,\n"
                     ") -> int:\n"
-                    "    \"\"\"Write this event with ``activity``'s id, then end the activity.\"\"\"\n"
-                    "    _status = 0\n"
-                    f"    if {ev.flag!s}:\n"
-                    f"{_t20!s}        _status = {ev.runtime!s}.write(\n"
-                    f"            {ev.packed!s},\n"
-                    "            _payload,\n"
-                    "            activity.id,\n"
-                    "            None,\n"
-                    "        )\n"
-                    "    activity.stop()\n"
-                    "    return _status\n"
+                    f"    \"\"\"Write this event with ``activity``'s id, as {ev.write!s} writes it, then end\n"
+                    "    the activity (also when the arguments are wrong).\n"
+                    "    \"\"\"\n"
+                    f"{ev.stop_call!s}\n"
                 )
     _w(
         "\n"
@@ -292,14 +234,9 @@ def render(*, m: Any) -> str:
         "        provider.unregister()\n"
         "\n"
         "\n"
-        "@contextlib.contextmanager\n"
-        "def registration(backend: Backend | str | None = None) -> Iterator[None]:\n"
+        "def registration(backend: Backend | str | None = None) -> Registration:\n"
         "    \"\"\"``with registration():`` registers the providers, unregisters them after.\"\"\"\n"
-        "    register(backend)\n"
-        "    try:\n"
-        "        yield\n"
-        "    finally:\n"
-        "        unregister()\n"
+        "    return Registration(PROVIDERS, backend)\n"
         "\n"
         "\n"
         "def set_capture_state_hook(hook: Callable[[EnableState], None] | None) -> None:\n"

@@ -17,7 +17,7 @@ ambiguous (and mc rejects the manifest).  Keys, per provider unless stated:
 * templates: tid, name; within a template and within each struct, data/struct names;
 * filters: name, (value, version), symbol;
 * messageTable: symbol (two entries with one value are two strings with one message
-  id, which ETW651 reports).
+  id, which ETW651 reports when their texts differ).
 
 Message ids after assignment are checked where they are assigned,
 :func:`etwmc.msgids.assign_message_ids` (ETW650, ETW651); the rule
@@ -396,8 +396,9 @@ def message_table(m: Manifest) -> Iterator[Diagnostic]:
 
 
 def message_ids(m: Manifest) -> list[Diagnostic]:
-    """Two strings with the same message id (a ``<messageTable>`` value equal to an
-    automatic one, or opcodes of tasks whose values share their low 8 bits), and
+    """Two strings with different texts and the same message id (a ``<messageTable>``
+    value equal to an automatic one, or opcodes of tasks whose values share their low 8
+    bits; one text under one id is no conflict), and
     providers past the 16th that need ids mc would not assign: reported by the one
     implementation of mc's id assignment, so ``lint`` and ``compile`` agree."""
     return list(msgids.message_ids(m).diagnostics)

@@ -17,8 +17,8 @@ Standard library only: an application that imports a generated provider module n
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+# Loaded at once (cheap, and every generated module uses it), and bound here so that
+# `activity` is the function, not the submodule of the same name.
 from .activity import (
     Activity,
     activity,
@@ -29,27 +29,66 @@ from .activity import (
     set_activity_id,
     start_activity,
 )
-from .backends import BACKEND_ENV, Backend, BackendError, get_backend
-from .backends.session import SessionLimitError
-from .decoding import PayloadDecodeError, decode_payload
-from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
-from .eventfile import EventFileError, EventRecord, read_events, write_events
-from .filters import EventIdFilter, PayloadFilter
-from .provider import ProviderRuntime, unregister_all
-from .state import (
-    CAPTURE_STATE,
-    DISABLE_PROVIDER,
-    DISABLED,
-    ENABLE_PROVIDER,
-    EnableState,
-    compute_flags,
-    event_enabled,
-    flags_mask,
-)
-from .traits import build_traits, parse_traits
 
+# Every name loads its module on first use (PEP 562): importing a generated module
+# imports this package, and must not pay for the backends, sessions, filters, event
+# files or decoding that a module never enabled does not use.
+_HOMES = {
+    "BACKEND_ENV": "backends",
+    "Backend": "backends",
+    "BackendError": "backends",
+    "get_backend": "backends",
+    "SessionLimitError": "backends.session",
+    "PayloadDecodeError": "decoding",
+    "decode_payload": "decoding",
+    "EventDescriptor": "descriptor",
+    "pack_descriptor": "descriptor",
+    "unpack_descriptor": "descriptor",
+    "EventFileError": "eventfile",
+    "EventRecord": "eventfile",
+    "read_events": "eventfile",
+    "write_events": "eventfile",
+    "EventIdFilter": "filters",
+    "PayloadFilter": "filters",
+    # EtwLoggingHandler's module imports the provider module etwmc ships, which imports
+    # this package: only a lazy name can give it.
+    "EtwLoggingHandler": "loghandler",
+    "ProviderRuntime": "provider",
+    "Registration": "provider",
+    "unregister_all": "provider",
+    "CAPTURE_STATE": "state",
+    "DISABLED": "state",
+    "DISABLE_PROVIDER": "state",
+    "ENABLE_PROVIDER": "state",
+    "EnableState": "state",
+    "compute_flags": "state",
+    "event_enabled": "state",
+    "flags_mask": "state",
+    "build_traits": "traits",
+    "parse_traits": "traits",
+}
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
+    from .backends import BACKEND_ENV, Backend, BackendError, get_backend
+    from .backends.session import SessionLimitError
+    from .decoding import PayloadDecodeError, decode_payload
+    from .descriptor import EventDescriptor, pack_descriptor, unpack_descriptor
+    from .eventfile import EventFileError, EventRecord, read_events, write_events
+    from .filters import EventIdFilter, PayloadFilter
     from .loghandler import EtwLoggingHandler
+    from .provider import ProviderRuntime, Registration, unregister_all
+    from .state import (
+        CAPTURE_STATE,
+        DISABLE_PROVIDER,
+        DISABLED,
+        ENABLE_PROVIDER,
+        EnableState,
+        compute_flags,
+        event_enabled,
+        flags_mask,
+    )
+    from .traits import build_traits, parse_traits
 
 __all__ = [
     "BACKEND_ENV",
@@ -69,6 +108,7 @@ __all__ = [
     "PayloadDecodeError",
     "PayloadFilter",
     "ProviderRuntime",
+    "Registration",
     "SessionLimitError",
     "activity",
     "activity_uuid",
@@ -93,11 +133,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    # EtwLoggingHandler loads on first use: its module imports the provider module etwmc
-    # ships, which imports this package, so importing it here would run that module
-    # against a half-initialised package; and most users never log through ETW.
-    if name == "EtwLoggingHandler":
-        from .loghandler import EtwLoggingHandler
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # The import statement's own machinery (importlib would load more modules).
+    module = __import__(f"{__name__}.{home}", fromlist=[name])
+    value = getattr(module, name)
+    globals()[name] = value  # found directly from now on
+    return value
 
-        return EtwLoggingHandler
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

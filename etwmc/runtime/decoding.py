@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..winmeta import SCALAR_FORMATS
-from .payload import (
+from .encoder import (
     ANSI,
     BINARY,
     COUNTED_ANSI,
@@ -34,8 +34,8 @@ from .payload import (
     STRUCT,
     SYSTEMTIME,
     UNICODE,
-    Field,
 )
+from .payload import Field
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
 

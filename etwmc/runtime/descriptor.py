@@ -18,7 +18,11 @@ hand the same ``bytes`` object to every write.
 from __future__ import annotations
 
 import struct
-from typing import NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
 DESCRIPTOR_SIZE = 16
 _DESCRIPTOR = struct.Struct("<HBBBBHQ")
@@ -35,16 +39,26 @@ _LIMITS = (
 )
 
 
-class EventDescriptor(NamedTuple):
-    """The fields of an EVENT_DESCRIPTOR, as :func:`unpack_descriptor` returns them."""
+if TYPE_CHECKING:
 
-    id: int
-    version: int
-    channel: int
-    level: int
-    opcode: int
-    task: int
-    keyword: int
+    class EventDescriptor(NamedTuple):
+        """(What type checkers see: the run-time class below has the same fields.)"""
+
+        id: int
+        version: int
+        channel: int
+        level: int
+        opcode: int
+        task: int
+        keyword: int
+
+else:
+    # collections.namedtuple at run time: generated modules build their descriptors at
+    # import, and typing.NamedTuple would import typing (see EnableState in state.py).
+    EventDescriptor = namedtuple("EventDescriptor", "id version channel level opcode task keyword")
+    EventDescriptor.__doc__ = (
+        "The fields of an EVENT_DESCRIPTOR, as :func:`unpack_descriptor` returns them."
+    )
 
 
 def pack_descriptor(

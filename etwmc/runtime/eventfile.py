@@ -59,6 +59,7 @@ _FIXED = struct.Struct("<16sHBBBBHQQII16sBBH16sI")
 FIXED_SIZE = _FIXED.size  # 88
 _ZERO_GUID = bytes(16)
 _FLAG_RELATED = 0x01
+_CHUNK = 64 * 1024  # what EventFileWriter gathers before a write
 
 
 class EventFileError(ValueError):
@@ -174,27 +175,60 @@ def decode_record(body: bytes, offset: int = 0) -> EventRecord:
 class EventFileWriter:
     """Appends records to a new event file; a context manager.
 
-    The file is created (or truncated) when the writer opens and each record is
-    written as it arrives, so a consumer can stream events into it.
+    The file is created (or truncated) when the writer opens.  Records are gathered in
+    memory and written in chunks of about 64 KiB (and by :meth:`flush` and
+    :meth:`close`), so that a failed write is known to cost exactly the records of its
+    chunk: ``count`` is the number of records taken, ``lost`` the number the file
+    refused (a full disk, say).  A failed write raises its ``OSError`` once; the records
+    after it start a new chunk.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._file: BinaryIO | None = open(path, "wb")  # noqa: SIM115 - closed in close()
-        self._file.write(_HEADER.pack(MAGIC, FORMAT_VERSION, _HEADER.size, 0))
+        # Unbuffered: this class does the buffering, in whole records.
+        self._file: BinaryIO | None = open(path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
+        self._chunk: list[bytes] = [_HEADER.pack(MAGIC, FORMAT_VERSION, _HEADER.size, 0)]
+        self._chunk_size = _HEADER.size
+        self._chunk_records = 0
         self.count = 0
+        self.lost = 0
 
     def write(self, record: EventRecord) -> None:
         if self._file is None:
             raise ValueError("the event file is closed")
-        self._file.write(encode_record(record))
+        data = encode_record(record)
+        self._chunk.append(data)
+        self._chunk_size += len(data)
+        self._chunk_records += 1
         self.count += 1
+        if self._chunk_size >= _CHUNK:
+            self.flush()
 
     def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
+        """Write the gathered records; ``OSError`` when the file refuses them (they are
+        counted in ``lost``)."""
+        if self._file is None or not self._chunk:
+            return
+        data = b"".join(self._chunk)
+        records = self._chunk_records
+        self._chunk, self._chunk_size, self._chunk_records = [], 0, 0
+        view = memoryview(data)
+        try:
+            while view:  # a raw write may take part of the data
+                written = self._file.write(view)
+                if not written:
+                    raise OSError(f"the event file took no more bytes ({len(view)} left)")
+                view = view[written:]
+        except OSError:
+            self.lost += records
+            raise
 
     def close(self) -> None:
-        if self._file is not None:
+        """Write what is gathered and close (idempotent); ``OSError`` as :meth:`flush`."""
+        if self._file is None:
+            return
+        try:
+            self.flush()
+        finally:
             self._file.close()
             self._file = None
 
@@ -215,7 +249,7 @@ def write_events(path: str | os.PathLike[str], records: Iterable[EventRecord]) -
     with EventFileWriter(path) as writer:
         for record in records:
             writer.write(record)
-        return writer.count
+    return writer.count
 
 
 def read_events(path: str | os.PathLike[str]) -> Iterator[EventRecord]:

@@ -52,7 +52,8 @@ from typing import Final, TypeVar
 
 from ..winmeta import INTEGER_CODES, SCALAR_FORMATS
 from .decoding import PayloadDecodeError, decode_payload
-from .payload import BOOLEAN, FILETIME, GUID, STRINGS, Field
+from .encoder import BOOLEAN, FILETIME, GUID, STRINGS
+from .payload import Field
 
 __all__ = [
     "MAX_EVENT_IDS",

@@ -19,10 +19,21 @@ id     symbol       ETW level         Python levels
 Fields: ``Logger`` (the logger's name), ``Level`` (the record's own level number),
 ``Message`` (``record.getMessage()``: ETW stamps time, process and thread itself, so no
 formatter is applied) and ``Exception`` (the formatted exception and stack, or empty).
-Each event carries the current activity id (:mod:`etwmc.runtime.activity`).  Strings are
-cut to fit an event (the message keeps its start, the exception text its end); a NUL
-character, which would end a string early for decoders, and a lone surrogate, which
-UTF-16 cannot hold, become U+FFFD.
+Each event carries the current activity id (:mod:`etwmc.runtime.activity`).
+
+An event holds at most 64 KiB, so each string has a budget in UTF-16 code units, the
+unit the event stores (a character outside the Basic Multilingual Plane takes two):
+256 for the logger name, 16,000 for the message and 12,000 for the exception text, 56 KB
+in all.  A longer string is cut to its budget (the message and logger name keep their
+start, the exception text its end, never half a surrogate pair) and says so in the
+event: ``[... N more characters cut to fit the event]`` ends the text, or ``[... N
+earlier characters cut to fit the event]`` begins it.  A NUL character, which would end
+a string early for decoders, and a lone surrogate, which UTF-16 cannot hold, become
+U+FFFD.
+
+A record is never dropped silently: a write the backend refuses (no room in a session,
+an event larger than a session's buffers) is counted in the handler's ``events_lost``,
+with the status in ``last_status``.
 
 All handlers share the process's one registration of the provider: the first registers
 it with its backend (chosen like generated modules: an argument, ``ETWMC_BACKEND``, the
@@ -32,6 +43,7 @@ when no session enables the provider.
 
 from __future__ import annotations
 
+import codecs
 import logging
 import re
 import threading
@@ -53,9 +65,10 @@ PROVIDER_GUID: Final = _events.PYTHON_LOGGING.GUID
 # filters on the handler's events need.
 _runtime: Final = _events.PYTHON_LOGGING.runtime
 
+# Budgets in UTF-16 code units: 2 * (256 + 16000 + 12000 + 3 NULs) + 4 bytes < 64 KiB.
 MAX_LOGGER: Final = 256
 MAX_MESSAGE: Final = 16_000
-MAX_EXCEPTION: Final = 12_000  # 2 * (256 + 16000 + 12000) + 8 bytes < 64 KiB
+MAX_EXCEPTION: Final = 12_000
 
 _Writer = Callable[[str, int, str, str], int]
 _WRITERS: Final[tuple[tuple[int, _Writer], ...]] = (
@@ -67,6 +80,7 @@ _WRITERS: Final[tuple[tuple[int, _Writer], ...]] = (
 _DEBUG: Final[_Writer] = _events.write_LogDebug
 
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+_utf16: Final = codecs.utf_16_le_encode
 
 # Whether any session enables the provider, kept by the enable callback so that the
 # disabled path of handle() is one global test, like a disabled generated event's.
@@ -94,11 +108,34 @@ def _writer(levelno: int) -> _Writer:
 
 
 def _text(value: str, limit: int, keep_end: bool = False) -> str:
-    if len(value) > limit:
-        value = value[-limit:] if keep_end else value[:limit]
+    """``value`` without NULs, cut to ``limit`` UTF-16 code units with a note saying so."""
     if "\0" in value:
         value = value.replace("\0", "\ufffd")
-    return value
+    if len(value) <= limit // 2:  # fits whatever it holds: two units per character at most
+        return value
+    units = _utf16(value, "surrogatepass")[0]
+    if len(units) <= 2 * limit:
+        return value
+    # Room for the note is made for a count as long as the whole text's: the count it
+    # gives, of the characters cut, has at most as many digits.
+    keep = 2 * (limit - len(_note(len(value), keep_end)))
+    if keep_end:
+        kept = units[len(units) - keep :]
+        if 0xDC <= kept[1] <= 0xDF:  # a low surrogate first: its pair was cut
+            kept = kept[2:]
+    else:
+        kept = units[:keep]
+        if 0xD8 <= kept[-1] <= 0xDB:  # a high surrogate last: its pair was cut
+            kept = kept[:-2]
+    text = kept.decode("utf-16-le", "surrogatepass")
+    note = _note(len(value) - len(text), keep_end)
+    return note + text if keep_end else text + note
+
+
+def _note(dropped: int, keep_end: bool) -> str:
+    if keep_end:
+        return f"[... {dropped} earlier characters cut to fit the event] "
+    return f" [... {dropped} more characters cut to fit the event]"
 
 
 def _encodable(value: str) -> str:
@@ -113,12 +150,20 @@ class EtwLoggingHandler(logging.Handler):
     ``backend`` is a backend object or name (``"windows"``, ``"inproc"``, ``"null"``);
     without it, the default backend, as for generated modules.  Raises ``ValueError``
     when the provider is already registered with another backend by an open handler.
+
+    ``events_lost`` counts the records whose event the backend refused, ``last_status``
+    holds the latest refusal's Win32 status (0 until one happens).
     """
+
+    events_lost: int
+    last_status: int
 
     def __init__(
         self, level: int = logging.NOTSET, *, backend: Backend | str | None = None
     ) -> None:
         super().__init__(level)
+        self.events_lost = 0
+        self.last_status = 0
         chosen = get_backend(backend) if backend is None or isinstance(backend, str) else backend
         with _lock:
             current = _runtime.backend
@@ -157,9 +202,15 @@ class EtwLoggingHandler(logging.Handler):
             exception = _text(self._exception_text(record), MAX_EXCEPTION, keep_end=True)
             level = min(max(record.levelno, 0), 0xFFFF_FFFF)
             try:
-                write(logger, level, message, exception)
+                status = write(logger, level, message, exception)
             except ValueError:  # an EventError: a string UTF-16 cannot hold
-                write(_encodable(logger), level, _encodable(message), _encodable(exception))
+                status = write(
+                    _encodable(logger), level, _encodable(message), _encodable(exception)
+                )
+            if status:
+                # logging calls emit() under the handler's lock: the count is exact.
+                self.events_lost += 1
+                self.last_status = status
         except RecursionError:
             raise
         except Exception:

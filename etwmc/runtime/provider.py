@@ -1,8 +1,8 @@
 """ProviderRuntime: one registered provider as generated modules see it.
 
 A generated provider module builds one :class:`ProviderRuntime` at import time (which
-does nothing else: no registration, no backend) and registers it when the application
-asks.  The runtime
+does nothing else: no registration, no backend, no GUID parsed) and registers it when
+the application asks.  The runtime
 
 * registers with a backend and keeps the handle; :meth:`~ProviderRuntime.register` is
   a no-op when already registered, :meth:`~ProviderRuntime.unregister` is idempotent,
@@ -12,29 +12,27 @@ asks.  The runtime
   with :func:`compute_flags`;  CAPTURE_STATE calls ``on_capture_state(request)``;
   unknown control codes are ignored.  Hook exceptions never reach the caller of ETW:
   the latest one is kept in :attr:`~ProviderRuntime.hook_error`;
-* writes events with :meth:`~ProviderRuntime.write`: one backend call, no ctypes
-  objects made per call;
+* writes events with :attr:`~ProviderRuntime.write`, a function bound at registration
+  to the backend and its handle (one attribute read, so a writer never pairs one
+  registration's function with another's handle); a write the backend refuses is
+  counted in :attr:`~ProviderRuntime.write_failures`, whoever ignores its status;
 * hands its events' payload layouts (``layouts``, if given) to a backend that evaluates
   payload filters itself (the in-process one); on Windows ETW reads them from the
   installed manifest instead.
 
 The enable callback can fire inside ``register`` (a session was already listening), so
 all state exists before the backend is called.
+
+Importing this module costs little: the backends, ``threading``, ``uuid`` and the exit
+hook are loaded on the first registration, which a module never enabled may not need.
 """
 
 from __future__ import annotations
 
-import atexit
-import threading
-import uuid
-import weakref
-from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType, TracebackType
+from types import MappingProxyType
 
 from .activity import _current as _current_activity
-from .backends import Backend, get_backend
-from .backends.base import ERROR_SUCCESS
-from .payload import Field
+from .lazylock import LazyLock
 from .state import (
     CAPTURE_STATE,
     DISABLE_PROVIDER,
@@ -45,34 +43,90 @@ from .state import (
     event_enabled,
 )
 
-__all__ = ["EnableHook", "ProviderRuntime", "compute_flags", "event_enabled"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
+if TYPE_CHECKING:
+    import uuid
+    import weakref
+    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from types import TracebackType
+    from typing import Protocol
 
-EnableHook = Callable[[EnableState], None]
-_Writer = Callable[[object, bytes, bytes | None, bytes | None, bytes], int]
+    from .backends.base import Backend
+    from .payload import Field
+
+    class Writer(Protocol):
+        """:attr:`ProviderRuntime.write`: one event, the backend's status back."""
+
+        def __call__(
+            self,
+            descriptor: bytes,
+            payload: bytes = b"",
+            activity_id: bytes | None = None,
+            related_activity_id: bytes | None = None,
+        ) -> int: ...
+
+    EnableHook = Callable[[EnableState], None]
+
+__all__ = ["EnableHook", "ProviderRuntime", "compute_flags", "event_enabled"]
 
 
 def _drop(
-    handle: object,
     descriptor: bytes,
-    activity: bytes | None,
-    related: bytes | None,
-    payload: bytes,
+    payload: bytes = b"",
+    activity_id: bytes | None = None,
+    related_activity_id: bytes | None = None,
 ) -> int:
-    return ERROR_SUCCESS
+    """The write of an unregistered provider: the event is dropped (ERROR_SUCCESS)."""
+    return 0
+
+
+def bind_writer(
+    write: Callable[[object, bytes, bytes | None, bytes | None, bytes], int],
+    handle: object,
+    failed: Callable[[int], None],
+) -> Writer:
+    """A provider's write function over any backend's ``write(handle, ...)``: the current
+    activity id when none is given, and every refused write reported to ``failed``."""
+    current = _current_activity.get
+
+    def send(
+        descriptor: bytes,
+        payload: bytes = b"",
+        activity_id: bytes | None = None,
+        related_activity_id: bytes | None = None,
+    ) -> int:
+        if activity_id is None:
+            activity_id = current()
+        status = write(handle, descriptor, activity_id, related_activity_id, payload)
+        if status:
+            failed(status)
+        return status
+
+    return send
 
 
 class ProviderRuntime:
     """A provider's registration, enable state and write path.
 
-    ``guid`` is the provider GUID; ``traits`` the provider-traits blob (see
+    ``guid`` is the provider GUID (a :class:`uuid.UUID`, or its text: parsed on first
+    use); ``traits`` the provider-traits blob (see
     :func:`etwmc.runtime.traits.build_traits`) or empty; ``layouts`` the payload layout
     of each event, ``{(event id, version): fields}``, for backends that decode payloads.
     ``on_enable`` and ``on_capture_state`` may also be assigned later (before
     :meth:`register`).
+
+    ``write(descriptor, payload=b"", activity_id=None, related_activity_id=None)``
+    writes one event and returns the backend's status (0: written, or dropped because
+    the provider is not registered).  ``descriptor`` is a packed 16-byte
+    EVENT_DESCRIPTOR, ``payload`` the whole user data, the ids 16-byte GUIDs; without
+    ``activity_id`` the current activity id of the caller's context
+    (:mod:`etwmc.runtime.activity`) is used, if any.  ``write_failures`` counts the
+    writes the backend refused (a session without room, an event too large, an ETW
+    error) and ``last_status`` holds the latest refusal's Win32 status.
     """
 
     __slots__ = (
-        "guid",
+        "_guid",
         "name",
         "traits",
         "layouts",
@@ -80,12 +134,15 @@ class ProviderRuntime:
         "on_capture_state",
         "state",
         "hook_error",
+        "write",
+        "write_failures",
+        "last_status",
         "_backend",
         "_handle",
-        "_write",
-        "_lock",
         "__weakref__",
     )
+
+    write: Writer
 
     def __init__(
         self,
@@ -97,7 +154,7 @@ class ProviderRuntime:
         on_capture_state: EnableHook | None = None,
         layouts: Mapping[tuple[int, int], Sequence[Field]] | None = None,
     ) -> None:
-        self.guid = guid if isinstance(guid, uuid.UUID) else uuid.UUID(guid)
+        self._guid: uuid.UUID | str = guid
         self.name = name
         self.traits = bytes(traits)
         self.layouts: Mapping[tuple[int, int], Sequence[Field]] = MappingProxyType(
@@ -107,10 +164,21 @@ class ProviderRuntime:
         self.on_capture_state = on_capture_state
         self.state: EnableState = DISABLED
         self.hook_error: BaseException | None = None
+        self.write = _drop
+        self.write_failures = 0
+        self.last_status = 0
         self._backend: Backend | None = None
         self._handle: object = None
-        self._write: _Writer = _drop
-        self._lock = threading.Lock()
+
+    @property
+    def guid(self) -> uuid.UUID:
+        """The provider GUID."""
+        guid = self._guid
+        if isinstance(guid, str):
+            import uuid  # on first use only: importing it costs more than the module
+
+            guid = self._guid = uuid.UUID(guid)
+        return guid
 
     # -- registration -------------------------------------------------------------
 
@@ -129,14 +197,23 @@ class ProviderRuntime:
         Already registered: nothing happens.  Raises :class:`BackendError
         <etwmc.runtime.backends.BackendError>` when the backend refuses.
         """
-        with self._lock:
+        from .backends import NullBackend, get_backend
+
+        if self._backend is not None:
+            return self
+        chosen = (
+            backend
+            if backend is not None and not isinstance(backend, str)
+            else get_backend(backend)
+        )
+        if isinstance(chosen, NullBackend):
+            # Nothing is ever enabled there and nothing is registered: no handle, no GUID
+            # to parse, no lock, no exit hook (what a module imported off Windows does).
+            self._backend = chosen
+            return self
+        with _lock:
             if self._backend is not None:
                 return self
-            chosen = (
-                backend
-                if backend is not None and not isinstance(backend, str)
-                else (get_backend(backend))
-            )
             self.state = DISABLED
             # Only a backend that filters payloads itself takes layouts (duck-typed: the
             # backend protocol does not require it).
@@ -147,21 +224,31 @@ class ProviderRuntime:
             self._handle = handle
             self._backend = chosen
             if self.traits:
-                chosen.set_traits(handle, self.traits)
-            self._write = chosen.write
+                status = chosen.set_traits(handle, self.traits)
+                if status:  # the events go out without the traits: say so, as for a write
+                    self._failed(status)
+            # A backend may offer a write function of its own for a handle (the
+            # in-process one does, to save a call per event); any other gets the
+            # general one over its write().
+            bind = getattr(chosen, "bind_writer", None)
+            self.write = (
+                bind(handle, self._failed)
+                if bind is not None
+                else bind_writer(chosen.write, handle, self._failed)
+            )
             _track(self)
         return self
 
     def unregister(self) -> None:
         """Unregister (idempotent); the provider reads as disabled afterwards."""
-        with self._lock:
+        with _lock:
             backend, handle = self._backend, self._handle
             if backend is None:
                 return
-            self._write = _drop
+            self.write = _drop
             self._backend = None
             self._handle = None
-            _live.discard(self)
+            _untrack(self)
             try:
                 backend.unregister(handle)
             finally:
@@ -213,50 +300,79 @@ class ProviderRuntime:
 
     # -- writing ----------------------------------------------------------------------
 
-    def write(
-        self,
-        descriptor: bytes,
-        payload: bytes = b"",
-        activity_id: bytes | None = None,
-        related_activity_id: bytes | None = None,
-    ) -> int:
-        """Write one event; returns the backend's status (0 = success or dropped).
-
-        ``descriptor`` is a packed 16-byte EVENT_DESCRIPTOR, ``payload`` the whole user
-        data.  Without ``activity_id`` the current activity id of the caller's context
-        (:mod:`etwmc.runtime.activity`) is used, if any.  When unregistered, the event
-        is dropped.
-        """
-        if activity_id is None:
-            activity_id = _current_activity.get()
-        return self._write(self._handle, descriptor, activity_id, related_activity_id, payload)
+    def _failed(self, status: int) -> None:
+        """Count one write the backend refused (any thread; never under a backend's lock)."""
+        with _lock:
+            self.write_failures += 1
+            self.last_status = status
 
     def __repr__(self) -> str:
         where = self._backend.name if self._backend is not None else "unregistered"
         return f"<ProviderRuntime {self.name} {{{self.guid}}} {where} {self.state}>"
 
 
+class Registration:
+    """``with Registration(providers, backend):`` registers ``providers`` (ProviderRuntime
+    objects) with ``backend``, and unregisters them when the block ends; what generated
+    modules' ``registration()`` returns."""
+
+    __slots__ = ("providers", "backend")
+
+    def __init__(
+        self, providers: Iterable[ProviderRuntime], backend: Backend | str | None = None
+    ) -> None:
+        self.providers = tuple(providers)
+        self.backend = backend
+
+    def __enter__(self) -> None:
+        for provider in self.providers:
+            provider.register(self.backend)
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        for provider in self.providers:
+            provider.unregister()
+
+
+# -- what the first registration sets up ---------------------------------------------------
+
+# One lock for every registration change of the process, and for the failure counts:
+# both are rare (a hook may register another provider inside a registration, hence
+# reentrant).
+_lock = LazyLock(reentrant=True)
+
+
 # Providers still registered; unregistered at exit so that no late enable callback
 # calls into a finalizing interpreter.
-_live: weakref.WeakSet[ProviderRuntime] = weakref.WeakSet()
-
-
-_atexit_installed = False
+_live: list[weakref.WeakSet[ProviderRuntime]] = []
 
 
 def _track(provider: ProviderRuntime) -> None:
-    global _atexit_installed
-    _live.add(provider)
-    if not _atexit_installed:
+    if not _live:
+        import atexit
+        import weakref
+
+        _live.append(weakref.WeakSet())
         # Installed on first registration, not at import: importing does nothing.
         atexit.register(unregister_all)
-        _atexit_installed = True
+    _live[0].add(provider)
+
+
+def _untrack(provider: ProviderRuntime) -> None:
+    if _live:
+        _live[0].discard(provider)
 
 
 def unregister_all(backend: Backend | None = None) -> None:
     """Unregister every provider of the process (runs at interpreter exit), or only those
     registered with ``backend``."""
-    for provider in sorted(_live, key=lambda p: (p.name, str(p.guid))):
+    if not _live:
+        return
+    for provider in sorted(_live[0], key=lambda p: (p.name, str(p.guid))):
         if backend is not None and provider.backend is not backend:
             continue
         try:

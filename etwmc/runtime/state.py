@@ -22,8 +22,14 @@ enables nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections import namedtuple
+
+# typing.TYPE_CHECKING without importing typing, which would cost a generated module a
+# third of its import time; type checkers treat any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from typing import NamedTuple
 
 # Control codes ETW passes as the callback's IsEnabled argument.
 DISABLE_PROVIDER = 0
@@ -34,17 +40,26 @@ MAX_LEVEL = 0xFF
 ALL_KEYWORDS = 0xFFFF_FFFF_FFFF_FFFF
 
 
-class EnableState(NamedTuple):
-    """A provider's combined enable state as the last enable callback reported it.
+if TYPE_CHECKING:
+
+    class EnableState(NamedTuple):
+        """(What type checkers see: the run-time class below has the same fields.)"""
+
+        is_enabled: int
+        level: int
+        match_any: int
+        match_all: int
+
+else:
+    # collections.namedtuple at run time (enum, which every generated module imports,
+    # has loaded collections already): typing.NamedTuple would import typing.
+    EnableState = namedtuple("EnableState", "is_enabled level match_any match_all")
+    EnableState.__doc__ = """A provider's combined enable state as the last enable callback
+    reported it.
 
     ``is_enabled`` is 0 (disabled) or 1 (enabled); a capture-state request passed to a
     capture-state hook carries 2.
     """
-
-    is_enabled: int
-    level: int
-    match_any: int
-    match_all: int
 
 
 DISABLED = EnableState(0, 0, 0, 0)

@@ -15,14 +15,18 @@ singletons, so every provider of the process shares one set of in-process sessio
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-import threading
-from collections.abc import Iterator
 
-from .base import Backend, BackendError, EnableCallback
+from ..lazylock import LazyLock
 from .null import NULL_BACKEND, NullBackend
+from .status import BackendError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
+if TYPE_CHECKING:
+    from types import TracebackType
+
+    from .base import Backend, EnableCallback
 
 __all__ = [
     "BACKEND_ENV",
@@ -38,7 +42,7 @@ __all__ = [
 BACKEND_ENV = "ETWMC_BACKEND"
 BACKEND_NAMES = ("inproc", "null", "windows")
 
-_lock = threading.Lock()
+_lock = LazyLock()
 _singletons: dict[str, Backend] = {}
 
 
@@ -82,21 +86,44 @@ def _create(name: str) -> Backend:
     return WindowsBackend()
 
 
-@contextlib.contextmanager
-def replaced_backend(name: str, backend: Backend) -> Iterator[Backend]:
-    """Within the block, ``get_backend(name)`` returns ``backend`` (for test harnesses:
-    each test gets its own in-process backend); the previous one is restored after."""
-    chosen = name.strip().lower()
-    if chosen not in BACKEND_NAMES or chosen == "null":
-        raise ValueError(f"cannot replace the {name!r} backend")
-    with _lock:
-        previous = _singletons.get(chosen)
-        _singletons[chosen] = backend
-    try:
-        yield backend
-    finally:
+class replaced_backend:  # a class, lower case: it is used as a function is, in `with`
+    """Within ``with replaced_backend(name, backend):``, ``get_backend(name)`` returns
+    ``backend`` (for test harnesses: each test gets its own in-process backend); the
+    previous one is restored after.  ``ValueError`` for ``null`` or an unknown name."""
+
+    __slots__ = ("_name", "_backend", "_previous")
+
+    def __init__(self, name: str, backend: Backend) -> None:
+        chosen = name.strip().lower()
+        if chosen not in BACKEND_NAMES or chosen == "null":
+            raise ValueError(f"cannot replace the {name!r} backend")
+        self._name = chosen
+        self._backend = backend
+        self._previous: Backend | None = None
+
+    def __enter__(self) -> Backend:
         with _lock:
-            if previous is None:
-                _singletons.pop(chosen, None)
+            self._previous = _singletons.get(self._name)
+            _singletons[self._name] = self._backend
+        return self._backend
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with _lock:
+            if self._previous is None:
+                _singletons.pop(self._name, None)
             else:
-                _singletons[chosen] = previous
+                _singletons[self._name] = self._previous
+
+
+def __getattr__(name: str) -> object:
+    # The backend protocol's names load typing: only for those who ask for them.
+    if name in ("Backend", "EnableCallback"):
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,19 +15,28 @@ import uuid
 from collections.abc import Callable
 from typing import Protocol
 
+from .status import (
+    ERROR_ARITHMETIC_OVERFLOW,
+    ERROR_INVALID_HANDLE,
+    ERROR_INVALID_PARAMETER,
+    ERROR_NOT_ENOUGH_MEMORY,
+    ERROR_SUCCESS,
+    BackendError,
+)
+
 # callback(control_code, level, match_any_keyword, match_all_keyword)
 EnableCallback = Callable[[int, int, int, int], None]
 
-# Win32 status codes the backends return.
-ERROR_SUCCESS = 0
-ERROR_INVALID_HANDLE = 6
-ERROR_NOT_ENOUGH_MEMORY = 8  # a session had no room: the event was lost
-ERROR_INVALID_PARAMETER = 87
-ERROR_ARITHMETIC_OVERFLOW = 534
-
-
-class BackendError(RuntimeError):
-    """A backend could not be created or could not register a provider."""
+__all__ = [
+    "ERROR_ARITHMETIC_OVERFLOW",
+    "ERROR_INVALID_HANDLE",
+    "ERROR_INVALID_PARAMETER",
+    "ERROR_NOT_ENOUGH_MEMORY",
+    "ERROR_SUCCESS",
+    "Backend",
+    "BackendError",
+    "EnableCallback",
+]
 
 
 class Backend(Protocol):

@@ -39,9 +39,10 @@ process.  The rules are ETW's:
   returns ERROR_NOT_ENOUGH_MEMORY (8) if some interested session lost the event.
 * :meth:`Session.capture_state` sends CAPTURE_STATE with that session's values.
 
-The write path keeps per registration and descriptor the sessions that want the event
-(recomputed whenever an enable changes), so writing costs a dictionary lookup, a lock and
-one tuple per event; records are built when a session is read.
+The write path (:mod:`.delivery`) keeps per registration and descriptor the sessions
+that want the event (recomputed whenever an enable changes), so writing costs a
+dictionary lookup, a lock and one tuple per event; records are built when a session is
+read.
 """
 
 from __future__ import annotations
@@ -54,9 +55,10 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 
-from ..descriptor import DESCRIPTOR_SIZE, EventDescriptor, unpack_descriptor
-from ..eventfile import MAX_USER_DATA, EventRecord
-from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter, passing
+from ..activity import _current as _current_activity
+from ..descriptor import EventDescriptor, unpack_descriptor
+from ..eventfile import EventRecord
+from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter
 from ..payload import Field
 from ..state import (
     CAPTURE_STATE,
@@ -67,14 +69,17 @@ from ..state import (
 )
 from ..traits import parse_traits
 from .base import (
-    ERROR_ARITHMETIC_OVERFLOW,
     ERROR_INVALID_HANDLE,
     ERROR_INVALID_PARAMETER,
-    ERROR_NOT_ENOUGH_MEMORY,
     ERROR_SUCCESS,
     EnableCallback,
 )
+from .delivery import MAX_ROUTES, ProviderHandle, Target, make_sender
 from .session import Enablement, RawEvent, Session, SessionLimitError, make_record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
+if TYPE_CHECKING:
+    from ..provider import Writer
 
 __all__ = [
     "MAX_GLOBAL_SESSIONS",
@@ -94,23 +99,11 @@ MAX_PRIVATE_SESSIONS = 4
 # FILETIME counts 100 ns intervals from 1601-01-01; Unix time starts 11644473600 s later.
 _FILETIME_UNIX_EPOCH = 116_444_736_000_000_000
 _POINTER_SIZE = 8 if sys.maxsize > 2**32 else 4
-_MAX_ROUTES = 4096  # generated modules reuse a few descriptor constants
-_native_id = threading.get_native_id
 _time_ns = time.time_ns
-# Each thread's native id, asked of the system once per thread (a system call each time).
-_this_thread = threading.local()
-
-# The process id stamped on records: read once, refreshed in a forked child.
-_pid = os.getpid()
 
 
-def _after_fork() -> None:
-    global _pid
-    _pid = os.getpid()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork)
+def _no_activity() -> None:
+    return None
 
 
 def filetime_now() -> int:
@@ -130,45 +123,6 @@ def combine(enablements: Sequence[Enablement]) -> EnableState:
     return EnableState(1, combine_levels(e.level for e in enablements), match_any, match_all)
 
 
-Target = tuple[Session, Enablement]
-
-
-class _Route:
-    """The sessions that want events of one descriptor from one registration."""
-
-    __slots__ = ("plain", "checked", "simple")
-
-    def __init__(
-        self,
-        plain: tuple[Session, ...],
-        checked: tuple[tuple[Session, tuple[CompiledPayloadFilter, ...]], ...],
-    ) -> None:
-        self.plain = plain  # no payload filter for this event
-        self.checked = checked  # payload filters decide, per event
-        # Nothing can refuse the event and nothing waits outside the lock: store and go.
-        self.simple = not checked and all(
-            s.capacity is None and s._store is not None and not s._has_sinks for s in plain
-        )
-
-
-_NOBODY = _Route((), ())
-
-
-class _Registration:
-    __slots__ = ("guid", "callback", "traits", "group", "closed", "targets", "routes")
-
-    def __init__(self, guid: uuid.UUID, callback: EnableCallback) -> None:
-        self.guid = guid
-        self.callback = callback
-        self.traits = b""
-        self.group: uuid.UUID | None = None
-        self.closed = False
-        self.targets: tuple[Target, ...] = ()
-        # Replaced (never cleared) when the targets change: a writer that read the old
-        # dictionary caches into a dictionary nobody reads any more.
-        self.routes: dict[bytes, _Route] = {}
-
-
 class InProcBackend:
     """Providers and sessions of this process.
 
@@ -185,7 +139,9 @@ class InProcBackend:
         # Nothing done under the lock calls user code (callbacks and consumers run after
         # it is released), so a plain lock serves every path.
         self._lock = threading.Lock()
-        self._registrations: dict[uuid.UUID, list[_Registration]] = {}
+        # Notified when a session has no taken event left to write (see _drain).
+        self._all_written = threading.Condition(self._lock)
+        self._registrations: dict[uuid.UUID, list[ProviderHandle]] = {}
         self._sessions: list[Session] = []
         self._layouts: dict[uuid.UUID, dict[tuple[int, int], tuple[Field, ...]]] = {}
         self._descriptors: dict[bytes, EventDescriptor] = {}
@@ -197,7 +153,7 @@ class InProcBackend:
     # -- backend protocol -----------------------------------------------------------------
 
     def register(self, guid: uuid.UUID, callback: EnableCallback) -> object:
-        reg = _Registration(guid, callback)
+        reg = ProviderHandle(guid, callback)
         with self._lock:
             self._registrations.setdefault(guid, []).append(reg)
             reg.targets = self._targets(reg)
@@ -212,7 +168,7 @@ class InProcBackend:
         Traits are set once per registration: a second call returns
         ERROR_INVALID_PARAMETER and changes nothing, as EventSetInformation refuses it.
         """
-        if not isinstance(handle, _Registration) or handle.closed:
+        if not isinstance(handle, ProviderHandle) or handle.closed:
             return ERROR_INVALID_HANDLE
         try:
             _, group = parse_traits(bytes(blob))
@@ -228,7 +184,7 @@ class InProcBackend:
         return ERROR_SUCCESS
 
     def unregister(self, handle: object) -> None:
-        if not isinstance(handle, _Registration) or handle.closed:
+        if not isinstance(handle, ProviderHandle) or handle.closed:
             return
         with self._lock:
             handle.closed = True
@@ -248,50 +204,22 @@ class InProcBackend:
         related: bytes | None,
         payload: bytes,
     ) -> int:
-        if type(handle) is not _Registration:
+        if type(handle) is not ProviderHandle:
             return ERROR_INVALID_HANDLE
-        routes = handle.routes
-        route = routes.get(descriptor)
-        if route is None:
-            found = self._route(handle, descriptor)
-            if isinstance(found, int):
-                return found
-            route = found
-        if (activity is not None and len(activity) != 16) or (
-            related is not None and len(related) != 16
-        ):
-            return ERROR_INVALID_PARAMETER
-        if type(payload) is not bytes:
-            payload = bytes(payload)
-        if len(payload) > MAX_USER_DATA:
-            return ERROR_ARITHMETIC_OVERFLOW
-        if route.simple:
-            if not route.plain:
-                return ERROR_SUCCESS
-            try:
-                tid = _this_thread.id
-            except AttributeError:
-                tid = _this_thread.id = _native_id()
-            raw = (handle.guid, descriptor, self._now(), _pid, tid, activity, related, payload)
-            lock = self._lock
-            lock.acquire()
-            try:
-                # Unchanged routes: no session of this route stopped since the lookup.
-                if handle.routes is routes:
-                    for session in route.plain:
-                        session.delivered += 1
-                        session._store.append(raw)  # type: ignore[union-attr]  # simple: a store
-                    return ERROR_SUCCESS
-            finally:
-                lock.release()
-            return self._deliver(route.plain, raw)
-        sessions = route.plain
-        if route.checked:
-            sessions = sessions + passing(route.checked, payload)
-            if not sessions:
-                return ERROR_SUCCESS
-        raw = (handle.guid, descriptor, self._now(), _pid, _thread_id(), activity, related, payload)
-        return self._deliver(sessions, raw)
+        send = handle.plain_sender
+        if send is None:  # the protocol's write: no activity id but the one given
+            send = handle.plain_sender = make_sender(
+                handle, self._lock, self._now, _no_activity, None
+            )
+        return send(descriptor, payload, activity, related)
+
+    def bind_writer(self, handle: object, failed: Callable[[int], None]) -> Writer:
+        """The write function of a registration (see :mod:`.delivery`): the current
+        activity id (:mod:`etwmc.runtime.activity`) for a write without one, and
+        ``failed(status)`` called for every refused write."""
+        if type(handle) is not ProviderHandle:
+            raise ValueError(f"{handle!r} is not a registration of this backend")
+        return make_sender(handle, self._lock, self._now, _current_activity.get, failed)
 
     # -- controller side ----------------------------------------------------------------------
 
@@ -461,6 +389,20 @@ class InProcBackend:
             calls = self._refresh(regs, None)
         _fire(calls)
 
+    def _written(self, session: Session) -> None:
+        """One event :meth:`Session._sink` was handed is in the file (or counted in its
+        ``file_errors``)."""
+        with self._lock:
+            session._unwritten -= 1
+            if not session._unwritten:
+                self._all_written.notify_all()
+
+    def _drain(self, session: Session) -> None:
+        """Wait until every event a (stopped) session took is in its file."""
+        with self._all_written:
+            while session._unwritten:
+                self._all_written.wait()
+
     def _replace_consumer(
         self, session: Session, consumer: Callable[[EventRecord], None] | None
     ) -> None:
@@ -477,7 +419,7 @@ class InProcBackend:
         d = self._descriptors.get(descriptor)
         if d is None:
             d = unpack_descriptor(descriptor)
-            if len(self._descriptors) < _MAX_ROUTES:
+            if len(self._descriptors) < MAX_ROUTES:
                 self._descriptors[descriptor] = d
         if self._now is _time_ns:
             raw = raw[:2] + (raw[2] // 100 + _FILETIME_UNIX_EPOCH,) + raw[3:]
@@ -485,7 +427,7 @@ class InProcBackend:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _targets(self, reg: _Registration) -> tuple[Target, ...]:
+    def _targets(self, reg: ProviderHandle) -> tuple[Target, ...]:
         """The sessions enabling a registration, by enable order, at most 8 (lock held)."""
         found: list[tuple[int, Session, Enablement]] = []
         for s in self._sessions:
@@ -500,8 +442,8 @@ class InProcBackend:
         return tuple((s, e) for _, s, e in found[:MAX_SESSIONS_PER_PROVIDER])
 
     def _refresh(
-        self, regs: list[_Registration], enabling: Session | None
-    ) -> list[tuple[_Registration, int, EnableState]]:
+        self, regs: list[ProviderHandle], enabling: Session | None
+    ) -> list[tuple[ProviderHandle, int, EnableState]]:
         """New targets for ``regs``; the callbacks to fire for those that changed or that
         ``enabling`` (re)enabled (lock held; the caller fires them after releasing it)."""
         calls = []
@@ -520,66 +462,8 @@ class InProcBackend:
                     calls.append((reg, code, state))
         return calls
 
-    def _route(self, reg: _Registration, descriptor: bytes) -> _Route | int:
-        """Find and cache which sessions want this descriptor (the slow path of write)."""
-        routes = reg.routes  # read before the targets: see _Registration.routes
-        targets = reg.targets
-        if reg.closed:
-            return ERROR_INVALID_HANDLE
-        if type(descriptor) is not bytes or len(descriptor) != DESCRIPTOR_SIZE:
-            return ERROR_INVALID_PARAMETER
-        d = unpack_descriptor(descriptor)
-        plain: list[Session] = []
-        checked: list[tuple[Session, tuple[CompiledPayloadFilter, ...]]] = []
-        for s, e in targets:
-            if e.wants(d.level, d.keyword) and e.admits(d.id):
-                checks = e.payload_filters.get((d.id, d.version))
-                if checks is None:
-                    plain.append(s)
-                else:
-                    checked.append((s, checks))
-        route = _Route(tuple(plain), tuple(checked)) if plain or checked else _NOBODY
-        if len(routes) < _MAX_ROUTES:
-            routes[descriptor] = route
-        return route
 
-    def _deliver(self, sessions: tuple[Session, ...], raw: RawEvent) -> int:
-        """All or nothing for the dependent sessions, room permitting for the independent."""
-        status = ERROR_SUCCESS
-        taken: list[Session] = []
-        with self._lock:
-            live = [s for s in sessions if not s.stopped]
-            dependent = [s for s in live if not s.independent]
-            if all(not s.full for s in dependent):
-                taken.extend(dependent)
-            else:
-                for s in dependent:
-                    s.events_lost += 1
-                status = ERROR_NOT_ENOUGH_MEMORY
-            for s in live:
-                if s.independent:
-                    if s.full:
-                        s.events_lost += 1
-                        status = ERROR_NOT_ENOUGH_MEMORY
-                    else:
-                        taken.append(s)
-            for s in taken:
-                s._put(raw)
-        for s in taken:
-            if s._has_sinks:
-                s._sink(raw)
-        return status
-
-
-def _thread_id() -> int:
-    try:
-        return int(_this_thread.id)
-    except AttributeError:
-        _this_thread.id = _native_id()
-        return int(_this_thread.id)
-
-
-def _fire(calls: list[tuple[_Registration, int, EnableState]]) -> None:
+def _fire(calls: list[tuple[ProviderHandle, int, EnableState]]) -> None:
     for reg, code, state in calls:
         if not reg.closed:
             reg.callback(code, state.level, state.match_any, state.match_all)

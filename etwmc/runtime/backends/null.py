@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
+from .status import ERROR_SUCCESS
 
-from .base import ERROR_SUCCESS, EnableCallback
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
+if TYPE_CHECKING:
+    import uuid
+
+    from .base import EnableCallback
 
 
 class NullBackend:

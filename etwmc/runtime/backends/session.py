@@ -61,6 +61,10 @@ class SessionHost(Protocol):
 
     def _record(self, raw: RawEvent) -> EventRecord: ...
 
+    def _written(self, session: Session) -> None: ...
+
+    def _drain(self, session: Session) -> None: ...
+
     def _compile_payload_filter(
         self, guid: uuid.UUID, pf: PayloadFilter
     ) -> CompiledPayloadFilter: ...
@@ -117,7 +121,8 @@ class Session:
     ``delivered`` counts the events the session took, ``events_lost`` those it could not
     take (its store was full, or another session's was: see the delivery rule in
     :mod:`~etwmc.runtime.backends.inproc`), ``consumer_errors`` the exceptions its
-    consumer raised (the latest is ``last_error``).
+    consumer raised and ``file_errors`` the records its file could not take (a full
+    disk); the latest exception of either is ``last_error``.
     """
 
     def __init__(
@@ -159,6 +164,9 @@ class Session:
         self.disallowed: frozenset[uuid.UUID] = frozenset()
         self._file = EventFileWriter(path) if path is not None else None
         self._file_lock = threading.Lock()
+        # Events taken but not yet in the file: stop() waits for them (the backend's
+        # lock guards the count).
+        self._unwritten = 0
         self.stopped = False
 
     # -- controller side -----------------------------------------------------------------
@@ -227,14 +235,23 @@ class Session:
         self.backend._capture(self, _guid(provider))
 
     def stop(self) -> None:
-        """Disable every provider and group, close the file; idempotent."""
-        if self.stopped:
-            return
+        """Disable every provider and group; once every event the session took is in its
+        file, close the file.  Idempotent.
+
+        After ``stop()`` returns the file holds every event counted in ``delivered``
+        but those counted in ``file_errors`` (writes the file refused), as ETW's log
+        file is complete when ControlTrace(STOP) returns.  A real-time consumer may
+        still be called, on writers' threads, for events taken before the stop, as
+        ETW's consumers receive the last buffers after it.
+        """
         self.backend._close(self)
-        with self._file_lock:
-            self.stopped = True
-            if self._file is not None:
-                self._file.close()
+        self.backend._drain(self)
+        if self._file is not None:
+            with self._file_lock:
+                try:
+                    self._file.close()
+                except OSError as exc:  # the last records could not be written (counted)
+                    self.last_error = exc
 
     def __enter__(self) -> Session:
         return self
@@ -272,6 +289,12 @@ class Session:
     @consumer.setter
     def consumer(self, value: Callable[[EventRecord], None] | None) -> None:
         self.backend._replace_consumer(self, value)
+
+    @property
+    def file_errors(self) -> int:
+        """How many events the session took that its file could not take (a full disk:
+        the writes failed); 0 without a file."""
+        return self._file.lost if self._file is not None else 0
 
     @property
     def full(self) -> bool:
@@ -319,18 +342,24 @@ class Session:
             self._store.append(raw)
 
     def _sink(self, raw: RawEvent) -> None:
-        """Hand one stored event to the consumer and the file (outside the lock)."""
+        """Hand one taken event to the file, then the consumer (outside the backend's
+        lock; the backend counted it in ``_unwritten`` when the session took it)."""
         record = self.backend._record(raw)
+        try:
+            if self._file is not None:
+                with self._file_lock:
+                    try:
+                        self._file.write(record)
+                    except OSError as exc:  # a full disk never breaks the writer (counted)
+                        self.last_error = exc
+        finally:
+            self.backend._written(self)
         if self._consumer is not None:
             try:
                 self._consumer(record)
             except Exception as exc:  # a consumer never breaks the writer
                 self.consumer_errors += 1
                 self.last_error = exc
-        if self._file is not None:
-            with self._file_lock:
-                if self._file is not None and not self.stopped:
-                    self._file.write(record)
 
     @property
     def _has_sinks(self) -> bool:

@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .base import (
+    ERROR_INVALID_HANDLE,
     ERROR_INVALID_PARAMETER,
     ERROR_SUCCESS,
     BackendError,
@@ -222,6 +223,8 @@ class WindowsBackend:
         payload: bytes,
     ) -> int:
         reg: Registration = handle  # type: ignore[assignment]  # hot path: no isinstance
+        if reg.closed:  # a writer that read the provider's write function before unregister
+            return ERROR_INVALID_HANDLE
         # ETW reads 16 bytes behind each pointer: a short buffer would be read past its end.
         if (
             len(descriptor) != 16
@@ -255,10 +258,11 @@ class WindowsBackend:
         reg = _registration(handle)
         if reg is None or reg.closed:
             return
+        # Closed first: writes still on their way are refused from now on.
+        reg.closed = True
         try:
             self._unregister(reg.handle)
         finally:
-            reg.closed = True
             with self._lock:
                 self.live.pop(id(reg), None)
 

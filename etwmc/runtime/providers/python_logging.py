@@ -7,44 +7,50 @@ after one flag test.  ``write_<event>(...)`` writes an event, ``is_enabled_<even
 tells whether any session wants it (test it before preparing costly arguments), and
 ``start_<event>``/``stop_<event>`` write an activity's Start and Stop events.
 
-``activity_id`` and ``related_activity_id`` are keyword-only.  The ``_kw`` marker
-parameter before them enforces that (type checkers reject anything passed for it; at
-run time an enabled event raises ``TypeError``) instead of a bare ``*``: on CPython a
-keyword-only parameter with a default keeps every call off the interpreter's fast call
-path, which would double the cost of a disabled event.
+``activity_id`` and ``related_activity_id`` (``uuid.UUID``; by default the current
+activity's id, if any, and none) are keyword-only.  The ``_kw`` marker parameter before
+them enforces that (type checkers reject anything passed for it; at run time an enabled
+event raises ``TypeError``) instead of a bare ``*``: on CPython a keyword-only parameter
+with a default keeps every call off the interpreter's fast call path, which would double
+the cost of a disabled event.
+
+A write function returns 0, or the Win32 status of a write the backend refused (each
+one is counted in the provider's ``runtime.write_failures``); it raises ``EventError``
+for an argument of the wrong type or out of range, and writes nothing.
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import struct
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
-from typing import Final, TypeAlias
 
 from etwmc.runtime import (
-    Activity,
-    Backend,
-    EnableState,
     EventDescriptor,
     ProviderRuntime,
+    Registration,
     compute_flags,
     pack_descriptor,
 )
+from etwmc.runtime.guids import GuidConstant
+from etwmc.runtime.payload import ENCODING_ERRORS as _ENCODING_ERRORS
 from etwmc.runtime.payload import KW as _KW
-from etwmc.runtime.payload import EventError as EventError
+from etwmc.runtime.payload import EventError as _EventError
 from etwmc.runtime.payload import Field as _Field
-from etwmc.runtime.payload import KeywordOnly as _KeywordOnly
-from etwmc.runtime.payload import ansi as _ansi
-from etwmc.runtime.payload import encode as _encode
 from etwmc.runtime.payload import fail as _fail
 from etwmc.runtime.payload import fields as _fields
 from etwmc.runtime.payload import keyword_only_error as _keyword_only
-from etwmc.runtime.payload import pointers as _pointers
 from etwmc.runtime.payload import u16 as _u16
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import uuid
+    from collections.abc import Callable
+    from typing import Final
+
+    from etwmc.runtime import Backend, EnableState
+    from etwmc.runtime.payload import KeywordOnly as _KeywordOnly
+
+EventError = _EventError  # re-exported: callers catch it
 SOURCE: Final = "python_logging.man"
 
 
@@ -86,7 +92,7 @@ def _on_enable_0(state: EnableState) -> None:
 
 
 _p0: Final = ProviderRuntime(
-    uuid.UUID("1987aa45-d6d4-5af5-2269-70092c621cd3"),
+    "1987aa45-d6d4-5af5-2269-70092c621cd3",
     "Etwmc-Python-Logging",
     b"",
     on_enable=_on_enable_0,
@@ -104,7 +110,7 @@ class PYTHON_LOGGING:
     """Constants and enums of one provider (its name is ``NAME``)."""
 
     NAME: Final = "Etwmc-Python-Logging"
-    GUID: Final = uuid.UUID("1987aa45-d6d4-5af5-2269-70092c621cd3")
+    GUID: Final = GuidConstant("1987aa45-d6d4-5af5-2269-70092c621cd3")
     CONTROL_GUID: Final[uuid.UUID | None] = None
     GROUP_GUID: Final[uuid.UUID | None] = None
     runtime: Final = _p0
@@ -149,7 +155,7 @@ LogCritical: Final = EventDescriptor(
     task=0,
     keyword=0x0,
 )
-_d0: Final = pack_descriptor(1, 0, 0, 1, 0, 0, 0x0)
+_d0: Final = pack_descriptor(*LogCritical)
 
 
 def is_enabled_LogCritical() -> bool:
@@ -166,27 +172,33 @@ def write_LogCritical(
     activity_id: uuid.UUID | None = None,
     related_activity_id: uuid.UUID | None = None,
 ) -> int:
-    """Write this event: id 1, version 0."""
+    """Write the LogCritical event (id 1, version 0).
+
+    Message: {Logger}: {Message} {Exception_}
+
+    Level: Critical (1); opcode: Info (0); task: none (0).
+    Keywords: none (0x0); channel: none (0).
+    (The enums of PYTHON_LOGGING name these values.)
+
+    Args:
+        Logger: win:UnicodeString.
+        Level: win:UInt32.
+        Message: win:UnicodeString.
+        Exception_: win:UnicodeString.
+        activity_id, related_activity_id: see the module's docstring.
+    """
     if not _on_0:
         return 0
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
         _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(
-            Level,
-        )
+        _payload += _s0.pack(Level)
         _payload += _u16(Message)[0] + b"\x00\x00"
         _payload += _u16(Exception_)[0] + b"\x00\x00"
-    except Exception as _exc:
+    except _ENCODING_ERRORS as _exc:
         raise _fail(
-            "LogCritical",
-            _T0,
-            _exc,
-            Logger,
-            Level,
-            Message,
-            Exception_,
+            "LogCritical", _T0, _exc, Logger, Level, Message, Exception_
         ) from None
     return _p0.write(
         _d0,
@@ -205,7 +217,7 @@ LogError: Final = EventDescriptor(
     task=0,
     keyword=0x0,
 )
-_d1: Final = pack_descriptor(2, 0, 0, 2, 0, 0, 0x0)
+_d1: Final = pack_descriptor(*LogError)
 
 
 def is_enabled_LogError() -> bool:
@@ -222,28 +234,32 @@ def write_LogError(
     activity_id: uuid.UUID | None = None,
     related_activity_id: uuid.UUID | None = None,
 ) -> int:
-    """Write this event: id 2, version 0."""
+    """Write the LogError event (id 2, version 0).
+
+    Message: {Logger}: {Message} {Exception_}
+
+    Level: Error (2); opcode: Info (0); task: none (0).
+    Keywords: none (0x0); channel: none (0).
+    (The enums of PYTHON_LOGGING name these values.)
+
+    Args:
+        Logger: win:UnicodeString.
+        Level: win:UInt32.
+        Message: win:UnicodeString.
+        Exception_: win:UnicodeString.
+        activity_id, related_activity_id: see the module's docstring.
+    """
     if not _on_1:
         return 0
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
         _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(
-            Level,
-        )
+        _payload += _s0.pack(Level)
         _payload += _u16(Message)[0] + b"\x00\x00"
         _payload += _u16(Exception_)[0] + b"\x00\x00"
-    except Exception as _exc:
-        raise _fail(
-            "LogError",
-            _T0,
-            _exc,
-            Logger,
-            Level,
-            Message,
-            Exception_,
-        ) from None
+    except _ENCODING_ERRORS as _exc:
+        raise _fail("LogError", _T0, _exc, Logger, Level, Message, Exception_) from None
     return _p0.write(
         _d1,
         _payload,
@@ -261,7 +277,7 @@ LogWarning: Final = EventDescriptor(
     task=0,
     keyword=0x0,
 )
-_d2: Final = pack_descriptor(3, 0, 0, 3, 0, 0, 0x0)
+_d2: Final = pack_descriptor(*LogWarning)
 
 
 def is_enabled_LogWarning() -> bool:
@@ -278,27 +294,33 @@ def write_LogWarning(
     activity_id: uuid.UUID | None = None,
     related_activity_id: uuid.UUID | None = None,
 ) -> int:
-    """Write this event: id 3, version 0."""
+    """Write the LogWarning event (id 3, version 0).
+
+    Message: {Logger}: {Message} {Exception_}
+
+    Level: Warning (3); opcode: Info (0); task: none (0).
+    Keywords: none (0x0); channel: none (0).
+    (The enums of PYTHON_LOGGING name these values.)
+
+    Args:
+        Logger: win:UnicodeString.
+        Level: win:UInt32.
+        Message: win:UnicodeString.
+        Exception_: win:UnicodeString.
+        activity_id, related_activity_id: see the module's docstring.
+    """
     if not _on_2:
         return 0
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
         _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(
-            Level,
-        )
+        _payload += _s0.pack(Level)
         _payload += _u16(Message)[0] + b"\x00\x00"
         _payload += _u16(Exception_)[0] + b"\x00\x00"
-    except Exception as _exc:
+    except _ENCODING_ERRORS as _exc:
         raise _fail(
-            "LogWarning",
-            _T0,
-            _exc,
-            Logger,
-            Level,
-            Message,
-            Exception_,
+            "LogWarning", _T0, _exc, Logger, Level, Message, Exception_
         ) from None
     return _p0.write(
         _d2,
@@ -317,7 +339,7 @@ LogInfo: Final = EventDescriptor(
     task=0,
     keyword=0x0,
 )
-_d3: Final = pack_descriptor(4, 0, 0, 4, 0, 0, 0x0)
+_d3: Final = pack_descriptor(*LogInfo)
 
 
 def is_enabled_LogInfo() -> bool:
@@ -334,28 +356,32 @@ def write_LogInfo(
     activity_id: uuid.UUID | None = None,
     related_activity_id: uuid.UUID | None = None,
 ) -> int:
-    """Write this event: id 4, version 0."""
+    """Write the LogInfo event (id 4, version 0).
+
+    Message: {Logger}: {Message} {Exception_}
+
+    Level: Informational (4); opcode: Info (0); task: none (0).
+    Keywords: none (0x0); channel: none (0).
+    (The enums of PYTHON_LOGGING name these values.)
+
+    Args:
+        Logger: win:UnicodeString.
+        Level: win:UInt32.
+        Message: win:UnicodeString.
+        Exception_: win:UnicodeString.
+        activity_id, related_activity_id: see the module's docstring.
+    """
     if not _on_3:
         return 0
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
         _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(
-            Level,
-        )
+        _payload += _s0.pack(Level)
         _payload += _u16(Message)[0] + b"\x00\x00"
         _payload += _u16(Exception_)[0] + b"\x00\x00"
-    except Exception as _exc:
-        raise _fail(
-            "LogInfo",
-            _T0,
-            _exc,
-            Logger,
-            Level,
-            Message,
-            Exception_,
-        ) from None
+    except _ENCODING_ERRORS as _exc:
+        raise _fail("LogInfo", _T0, _exc, Logger, Level, Message, Exception_) from None
     return _p0.write(
         _d3,
         _payload,
@@ -373,7 +399,7 @@ LogDebug: Final = EventDescriptor(
     task=0,
     keyword=0x0,
 )
-_d4: Final = pack_descriptor(5, 0, 0, 5, 0, 0, 0x0)
+_d4: Final = pack_descriptor(*LogDebug)
 
 
 def is_enabled_LogDebug() -> bool:
@@ -390,28 +416,32 @@ def write_LogDebug(
     activity_id: uuid.UUID | None = None,
     related_activity_id: uuid.UUID | None = None,
 ) -> int:
-    """Write this event: id 5, version 0."""
+    """Write the LogDebug event (id 5, version 0).
+
+    Message: {Logger}: {Message} {Exception_}
+
+    Level: Verbose (5); opcode: Info (0); task: none (0).
+    Keywords: none (0x0); channel: none (0).
+    (The enums of PYTHON_LOGGING name these values.)
+
+    Args:
+        Logger: win:UnicodeString.
+        Level: win:UInt32.
+        Message: win:UnicodeString.
+        Exception_: win:UnicodeString.
+        activity_id, related_activity_id: see the module's docstring.
+    """
     if not _on_4:
         return 0
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
         _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(
-            Level,
-        )
+        _payload += _s0.pack(Level)
         _payload += _u16(Message)[0] + b"\x00\x00"
         _payload += _u16(Exception_)[0] + b"\x00\x00"
-    except Exception as _exc:
-        raise _fail(
-            "LogDebug",
-            _T0,
-            _exc,
-            Logger,
-            Level,
-            Message,
-            Exception_,
-        ) from None
+    except _ENCODING_ERRORS as _exc:
+        raise _fail("LogDebug", _T0, _exc, Logger, Level, Message, Exception_) from None
     return _p0.write(
         _d4,
         _payload,
@@ -435,14 +465,9 @@ def unregister() -> None:
         provider.unregister()
 
 
-@contextlib.contextmanager
-def registration(backend: Backend | str | None = None) -> Iterator[None]:
+def registration(backend: Backend | str | None = None) -> Registration:
     """``with registration():`` registers the providers, unregisters them after."""
-    register(backend)
-    try:
-        yield
-    finally:
-        unregister()
+    return Registration(PROVIDERS, backend)
 
 
 def set_capture_state_hook(hook: Callable[[EnableState], None] | None) -> None:

@@ -1,0 +1,54 @@
+"""What ``--summary`` counts: per provider, events seen, decoded, and why the rest
+were not.  Bounded: a hostile trace's many providers and reasons are counted together
+past a limit."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
+MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
+OTHERS = "(other providers)"
+OTHER_REASONS = "other reasons"
+CLASSIC_REASON = "classic event: no metadata format to decode it with"
+OVERSIZED_REASON = "its fields are larger than one event may write"
+
+
+@dataclass(slots=True)
+class ProviderCount:
+    """Events of one provider: how many, how many decoded, why the others were not."""
+
+    name: str | None = None
+    kinds: Counter[str] = field(default_factory=Counter)
+    events: int = 0
+    decoded: int = 0
+    reasons: Counter[str] = field(default_factory=Counter)
+    trailing: int = 0  # decoded events with bytes after the fields their metadata describes
+    oversized: int = 0  # events whose fields took more than MAX_EVENT_JSON
+
+
+def provider_count(counts: dict[str, ProviderCount], key: str) -> ProviderCount:
+    """The count of the provider with this key (a GUID's text or "(none)")."""
+    c = counts.get(key)
+    if c is None:
+        if len(counts) >= MAX_PROVIDERS:
+            key = OTHERS
+            c = counts.get(key)
+        if c is None:
+            c = counts[key] = ProviderCount()
+    return c
+
+
+def tally(c: ProviderCount, kind: str, name: str | None, reason: str | None) -> None:
+    """Count one event; ``reason`` is why it was not decoded (None: it was)."""
+    c.events += 1
+    c.kinds[kind] += 1
+    if name:
+        c.name = name
+    if reason is None:
+        c.decoded += 1
+        return
+    if reason not in c.reasons and len(c.reasons) >= MAX_REASONS:
+        reason = OTHER_REASONS
+    c.reasons[reason] += 1

@@ -1,0 +1,68 @@
+"""Docstrings of the generated event functions, from the manifest's words.
+
+A write function's docstring says what the event means and where it goes: its
+message with the field names in place of ``%1``..., its level, opcode, task, keywords
+and channel, and each parameter (its inType, its map's enum, its count or length
+field).  Manifest text reaches a docstring only through :func:`docstring`: whitespace
+becomes single spaces and every character that could end the string or start an
+escape is escaped as in :func:`.literals.pystr` (``"`` as ``\\"``, ``\\`` as ``\\\\``,
+anything outside printable ASCII as ``\\x``/``\\u``/``\\U``), so no text can close the
+docstring or become code, and the module stays ASCII.  Every docstring begins and ends
+with fixed text, as black wants its docstrings to (a last character ``"`` or ``\\``
+would be changed).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from ..msgformat import Insert, Stop, tokens
+from .literals import escaped
+
+WIDTH = 88  # black's line length; the text is wrapped to it before escaping
+
+
+def message(text: str, names: Sequence[str]) -> str:
+    """An event message with ``{name}`` for each ``%n`` insert (``names``: the template's
+    items in order; an insert past them stays as written) and FormatMessage's escapes
+    read (``%n`` a line break, ``%%`` a percent sign...); up to ``%0``, where a reader
+    stops.  Not yet escaped."""
+    out: list[str] = []
+    for t in tokens(text):
+        if isinstance(t, Stop):
+            break
+        if isinstance(t, Insert):
+            out.append(
+                "{" + names[t.number - 1] + "}" if t.number <= len(names) else f"%{t.number}"
+            )
+        else:
+            out.append(t)
+    return "".join(out)
+
+
+def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
+    """The docstring literal at ``indent``: ``summary`` (one line), then each paragraph:
+    a string (wrapped), or lines kept as they are (their own indentation too).  Every
+    line is escaped (which leaves fixed text and identifiers as they are); the closing
+    quotes go on a line of their own, so the docstring ends with no manifest character."""
+    quote = '"'
+    lines = [f"{indent}{quote * 3}{escaped(summary, quote)}"]
+    for p in paragraphs:
+        lines.append("")
+        if isinstance(p, str):
+            width = WIDTH - len(indent)
+            wrapped = textwrap.wrap(" ".join(p.split()), width, break_on_hyphens=False)
+            lines.extend(indent + escaped(w, quote) for w in wrapped)
+        else:
+            lines.extend(_line(indent, line, quote) for line in p)
+    lines.append(f"{indent}{quote * 3}")
+    return "\n".join(lines)
+
+
+def _line(indent: str, line: str, quote: str) -> str:
+    text = " ".join(line.split())
+    if not text:
+        return ""
+    lead = " " * (len(line) - len(line.lstrip(" ")))
+    return f"{indent}{lead}{escaped(text, quote)}"

@@ -1,0 +1,63 @@
+"""What ``pip install 'etwmc[compiler]'`` installs carries no GPL-family licence but the
+LGPL: the wheel built from this checkout goes into a fresh virtual environment (from the
+package index pip is configured with), and every distribution there is read.
+
+Every new dependency is checked so (CONTRIBUTING.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+from license_rules import copyleft
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Printed by the fresh environment's interpreter: each distribution's licence metadata.
+_LIST = """
+import json
+from importlib import metadata
+out = []
+for d in metadata.distributions():
+    m = d.metadata
+    out.append({
+        "name": m["Name"],
+        "expression": m.get("License-Expression"),
+        "license": m.get("License"),
+        "classifiers": [c for c in (m.get_all("Classifier") or []) if c.startswith("License ::")],
+    })
+print(json.dumps(out))
+"""
+
+
+def _run(argv: list[str], cwd: Path) -> str:
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"{argv}\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.mark.skipif(os.environ.get("ETWMC_SKIP_INSTALL") == "1", reason="ETWMC_SKIP_INSTALL=1")
+def test_compiler_extra_installs_no_gpl(tmp_path: Path) -> None:
+    wheels = tmp_path / "wheels"
+    _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "-q", "-w", str(wheels), str(ROOT)],
+        tmp_path,
+    )  # fmt: skip
+    (wheel,) = wheels.glob("etwmc-*.whl")
+    env = tmp_path / "env"
+    venv.EnvBuilder(with_pip=True).create(env)
+    python = env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    _run([str(python), "-m", "pip", "install", "-q", f"{wheel}[compiler]"], tmp_path)
+    found = json.loads(_run([str(python), "-c", _LIST], tmp_path))
+    names = {d["name"].lower() for d in found}
+    assert {"etwmc", "lxml", "pathspec"} <= names
+    assert not any(re.match(r"dissect", n) for n in names), sorted(names)
+    bad = [d for d in found if copyleft(d["expression"], d["license"], d["classifiers"])]
+    assert bad == [], bad
