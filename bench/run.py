@@ -24,10 +24,12 @@ is used.  The baselines:
   at most twice the bare interpreter) and, for information, Shell-Core's (2,380 events)
   with its bytecode and without (``python -B`` from a folder that never holds it: the
   cost of the first import of a module nobody byte-compiled);
-* ``etwmc compile`` with the generated module made the plain way (``plain_render.py``):
-  the template rendered by Jinja, the text formatted by black, or both.  The compiled
-  template (etwmc/python/template.py) and the layout functions (etwmc/python/layout.py)
-  each stay only while they buy at least 10% of a compile: at most 0.9x the plain way.
+* ``etwmc compile`` with the generated module made the plain way (``plain_render.py``),
+  of examples/hello.man, ClrEtwAll and Shell-Core: the template rendered by Jinja (the
+  ``template`` group), the text formatted by black, or both (``layout``, 3 rounds).  The
+  compiled template (etwmc/python/template.py) and the layout functions
+  (etwmc/python/layout.py) each stay only while they buy at least 10% of a compile: at
+  most 0.9x the plain way.
 
 In-process costs of generated event functions come from ``bench_runtime.py`` (run as
 a child, its ratios printed as they are).  Exit status 1 when a target is missed.
@@ -174,10 +176,27 @@ def groups(scratch: Path) -> list[Group]:
     # the compiled template, "black" the layout functions, "jinja+black" both (on
     # ClrEtwAll only: black takes about 30 s of Shell-Core).  A speed trick stays when
     # it buys at least 10% of the command: at most 0.9x the command made the plain way.
-    render = (
-        ("ClrEtwAll", CLR, ("jinja", "black", "jinja+black")),
-        ("Shell-Core", SHELL, ("jinja", "black")),
-    )
+    manifests = (("hello", HELLO), ("ClrEtwAll", CLR), ("Shell-Core", SHELL))
+
+    def plain_group(name: str, ways: dict[str, tuple[str, ...]], rounds: int | None) -> Group:
+        return Group(
+            name,
+            (HELLO, CLR, SHELL),
+            tuple(
+                cmd
+                for label, m in manifests
+                for cmd in (
+                    Cmd(f"etwmc compile {label}", compile_(m)),
+                    *(Cmd(f"{way} {label}", plain(way, m)) for way in ways.get(label, ())),
+                )
+            ),
+            tuple(
+                Ratio(f"compile {label} / {way}", f"etwmc compile {label}", f"{way} {label}", 0.9)
+                for label, _ in manifests
+                for way in ways.get(label, ())
+            ),
+            max_rounds=rounds,
+        )
 
     return [
         Group(
@@ -240,23 +259,11 @@ def groups(scratch: Path) -> list[Group]:
                 ),
             ),  # fmt: skip
         ),
-        Group(
-            "render",
-            (CLR, SHELL),
-            tuple(
-                cmd
-                for name, m, ways in render
-                for cmd in (
-                    Cmd(f"etwmc compile {name}", compile_(m)),
-                    *(Cmd(f"{way} {name}", plain(way, m)) for way in ways),
-                )
-            ),
-            tuple(
-                Ratio(f"compile {name} / {way}", f"etwmc compile {name}", f"{way} {name}", 0.9)
-                for name, _, ways in render
-                for way in ways
-            ),
-            max_rounds=3,
+        plain_group("template", {name: ("jinja",) for name, _ in manifests}, None),
+        plain_group(
+            "layout",
+            {"hello": ("black",), "ClrEtwAll": ("black", "jinja+black"), "Shell-Core": ("black",)},
+            3,
         ),
         Group(
             "import",
@@ -360,7 +367,16 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
     ap.add_argument(
         "--only",
-        choices=("compile", "scale", "render", "import", "import-large", "decode", "runtime"),
+        choices=(
+            "compile",
+            "scale",
+            "template",
+            "layout",
+            "import",
+            "import-large",
+            "decode",
+            "runtime",
+        ),
     )
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
