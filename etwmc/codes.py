@@ -60,6 +60,13 @@ E_BLOB: Final = Code("ETW020", ERROR, "a WEVT_TEMPLATE blob cannot be read")
 E_MESSAGES: Final = Code("ETW021", ERROR, "a message table cannot be read")
 E_EVENTS: Final = Code("ETW022", ERROR, "an event file cannot be read")
 E_DLL: Final = Code("ETW023", ERROR, "a provider DLL's resources cannot be read")
+E_WINMETA_FILE: Final = Code(
+    "ETW024", ERROR, "a winmeta.xml given with mc -W cannot be read or used"
+)
+E_SCHEMA_FILE: Final = Code("ETW025", ERROR, "a schema given with mc -w cannot be read or used")
+E_CUSTOM_SCHEMA: Final = Code(
+    "ETW026", ERROR, "the manifest does not match the schema given with mc -w"
+)
 
 # ETW1xx  schema: etwmc's XSD (structure and lexical forms)
 E_UNKNOWN_ELEMENT: Final = Code("ETW100", ERROR, "an element is not allowed here")
@@ -332,6 +339,60 @@ W_EVENT_OVERSIZED: Final = Code(
 )
 W_PROVIDER_UNMATCHED: Final = Code(
     "ETW858", WARNING, "a --provider given to decode matches no provider of the input"
+)
+
+# ETW9xx  message text files (.mc): reading and syntax (90x), values and names (91x-92x),
+#         uniqueness and languages (93x), outputs (94x); ETW99x stays for internal errors
+E_MC_ENCODING: Final = Code("ETW900", ERROR, "a message text file's encoding cannot be read")
+E_MC_CHARACTER: Final = Code(
+    "ETW901", ERROR, "a message text file holds a NUL or a lone carriage return"
+)
+E_MC_SYNTAX: Final = Code("ETW902", ERROR, "a statement of a message text file is malformed")
+E_MC_UNTERMINATED: Final = Code(
+    "ETW903", ERROR, "a message text does not end with a line holding a single '.'"
+)
+E_MC_ORDER: Final = Code("ETW904", ERROR, "a statement of a message text file is out of place")
+E_MC_NAME_LIST: Final = Code(
+    "ETW905", ERROR, "a SeverityNames, FacilityNames or LanguageNames list is malformed"
+)
+W_MC_LINE_COMMENT: Final = Code(
+    "ETW906", WARNING, "a comment after a statement is not copied into the header"
+)
+W_MC_DOT_LINE: Final = Code(
+    "ETW907", WARNING, "a line holding '.' and white space is message text, not its end"
+)
+E_MC_ID_RANGE: Final = Code("ETW910", ERROR, "a message id does not fit in 16 bits")
+E_MC_VALUE_RANGE: Final = Code(
+    "ETW911", ERROR, "a severity, facility or language value is out of range"
+)
+E_MC_UNKNOWN_SEVERITY: Final = Code("ETW912", ERROR, "a Severity names no declared severity")
+E_MC_UNKNOWN_FACILITY: Final = Code("ETW913", ERROR, "a Facility names no declared facility")
+E_MC_UNKNOWN_LANGUAGE: Final = Code("ETW914", ERROR, "a Language names no declared language")
+E_MC_OUTPUT_BASE: Final = Code("ETW915", ERROR, "an OutputBase is neither 10 nor 16")
+E_MC_FILE_NAME: Final = Code("ETW916", ERROR, "a language's table file name is not a plain name")
+E_MC_SYMBOL: Final = Code(
+    "ETW917", ERROR, "a name the header would define has characters a C header cannot hold"
+)
+W_MC_NOT_IDENTIFIER: Final = Code(
+    "ETW918", WARNING, "a symbolic name is not a C identifier, so its #define does not compile"
+)
+E_MC_TOO_LONG: Final = Code("ETW919", ERROR, "a message text is too long for a message table entry")
+E_MC_CODE_PAGE: Final = Code(
+    "ETW920", ERROR, "a message text cannot be written in the ANSI code page (-A)"
+)
+E_MC_DUP_SYMBOL: Final = Code("ETW930", ERROR, "two messages have the same symbolic name")
+E_MC_DUP_ID: Final = Code("ETW931", ERROR, "two messages have the same message id")
+E_MC_DUP_TEXT: Final = Code("ETW932", ERROR, "a message gives one language's text twice")
+W_MC_REDECLARED: Final = Code(
+    "ETW933", WARNING, "a severity, facility or language name is declared twice"
+)
+E_MC_DUP_FILE: Final = Code("ETW934", ERROR, "two languages write the same table file")
+W_MC_DUP_LANGID: Final = Code("ETW935", WARNING, "two languages with messages share a language id")
+W_MC_MISSING_TEXT: Final = Code(
+    "ETW936", WARNING, "a message has no text in a language other messages have"
+)
+E_MC_SHARED_ID: Final = Code(
+    "ETW940", ERROR, "a message text file and the manifest give one id to two texts"
 )
 
 

@@ -16,7 +16,7 @@ ETW6xx  code generation and outputs
 ETW7xx  compatibility (``etwmc diff``)
 ETW80x  decompiling: what a blob holds that a manifest cannot give back
 ETW85x  decoding traces (``etwmc decode``)
-ETW9xx  internal
+ETW9xx  message text files (``.mc``); ETW99x internal
 ======  =====================================================
 """
 

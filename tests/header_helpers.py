@@ -93,3 +93,28 @@ def golden_cases() -> list[tuple[Path, Path]]:
 def current_layout(text: str) -> bool:
     """mc 10.0.18362's layout (every write macro has an _AssumeEnabled twin)."""
     return "_AssumeEnabled(" in text or "MCGEN_USE_KERNEL_MODE_APIS" in text
+
+
+_FOR_CONTEXT = re.compile(r".*_ForContext(AssumeEnabled)?\Z")
+
+
+def channel_keywords(f: HeaderFacts) -> dict[str, int]:
+    """Channel symbol -> the value of its ``<channel>_KEYWORD`` define."""
+    names = {name for name, _ in f.defines}
+    return {
+        name[: -len("_KEYWORD")]: value
+        for name, value in f.defines
+        if name.endswith("_KEYWORD") and name[: -len("_KEYWORD")] in names
+    }
+
+
+def predating(f: HeaderFacts) -> HeaderFacts:
+    """The facts without what current mc writes and mc 10.0.18362 did not: the channel
+    keyword defines and the _ForContext macros."""
+    keywords = {f"{channel}_KEYWORD" for channel in channel_keywords(f)}
+    return HeaderFacts(
+        defines=frozenset(d for d in f.defines if d[0] not in keywords),
+        guids=f.guids,
+        descriptors=f.descriptors,
+        macros=frozenset(m for m in f.macros if not _FOR_CONTEXT.match(m[0])),
+    )

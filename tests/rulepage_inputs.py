@@ -180,6 +180,31 @@ def looping_links(folder: Path, damaged: bool) -> None:
     (repo / "pong.man").symlink_to("ping.man")
 
 
+_HELLO_MC = "MessageId=1\nSymbolicName=MSG_HELLO\nLanguage=English\nHello, world.\n.\n"
+
+
+def big_endian_mc(folder: Path, damaged: bool) -> None:
+    if damaged:
+        (folder / "messages.mc").write_bytes(b"\xfe\xff" + _HELLO_MC.encode("utf-16-be"))
+
+
+def lone_cr_mc(folder: Path, damaged: bool) -> None:
+    if damaged:
+        (folder / "messages.mc").write_bytes(_HELLO_MC.replace("Hello, ", "Hello,\r").encode())
+
+
+def sized_mc(folder: Path, damaged: bool) -> None:
+    """``(40,000 characters)`` in a message text file: a line of that many characters."""
+    for path in folder.glob("*.mc"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_SIZED.sub(lambda s: "x" * int(s.group(1).replace(",", "")), text))
+
+
+def utf8_bom_mc(folder: Path, damaged: bool) -> None:
+    path = folder / "messages.mc"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+
+
 GENERATED: dict[str, Maker] = {
     "ETW001": pipe,
     "ETW002": empty,
@@ -198,6 +223,10 @@ GENERATED: dict[str, Maker] = {
     "ETW853": trace,
     "ETW855": trace,
     "ETW858": trace,
+    "ETW900": big_endian_mc,
+    "ETW901": lone_cr_mc,
+    "ETW919": sized_mc,
+    "ETW920": utf8_bom_mc,
     "ETW622": expand_listing,
     "ETW650": expand_listing,
     "ETW653": expand_listing,

@@ -1,4 +1,4 @@
-"""The layers of the package (README, "Architecture"): no import cycle between its
+"""The layers of the package (docs/architecture.md, "Floors"): no import cycle between its
 parts (the top-level modules and subpackages of etwmc), and no import that runs back up.
 
 Every import is counted, at module level or inside a function, ``TYPE_CHECKING`` ones
@@ -23,8 +23,10 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
-    ("etwmc.lint",),
-    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
+    # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
+    ("etwmc.lint", "etwmc.mcexe"),
+    # One call each; mctext reads message text files and renders what mc writes for them.
+    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile", "etwmc.mctext"),
     ("etwmc.inputs",),  # loading blobs, DLLs and message tables for the commands
     ("etwmc.pe",),
     # The generators and the validation both stand on the model, side by side.

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from etwmc import __version__
 from etwmc.buildhooks import (
     BuildFailed,
     ConfigError,
@@ -45,10 +46,10 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     """
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     site = tmp_path_factory.mktemp("site")
-    info = site / f"etwmc-{meta['version']}.dist-info"
+    info = site / f"etwmc-{__version__}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: etwmc\nVersion: {meta['version']}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: etwmc\nVersion: {__version__}\n", encoding="utf-8"
     )
     lines = []
     for group, entries in sorted(meta["entry-points"].items()):

@@ -358,3 +358,97 @@ def test_manifest_text_never_becomes_code(provs: list[Provider], kernel: bool) -
         blob = traits_blob(p)
         if blob:
             assert got[p.symbol or sanitize(p.name)] == blob
+
+
+# ------------------------------------------------------------------------- current mc's parts
+
+# microsoft/mimalloc's src/prim/windows/etw.h (mc's header for its provider) writes
+# these macros behind MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION, with these parameters;
+# the manifest below is that provider as the header describes it.
+MIMALLOC = b"""<?xml version="1.0" encoding="utf-8"?>
+<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"
+    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">
+  <instrumentation><events>
+    <provider name="microsoft-windows-mimalloc" guid="{138f4dbb-ee04-4899-aa0a-572ad4475779}"
+              symbol="ETW_MI_Provider" resourceFileName="mimalloc.dll"
+              messageFileName="mimalloc.dll">
+      <templates>
+        <template tid="ETW_CUSTOM_HEAP_ALLOC_DATA">
+          <data name="Address" inType="win:UInt64"/>
+          <data name="Size" inType="win:UInt64"/>
+        </template>
+      </templates>
+      <events>
+        <event value="100" version="1" level="win:Informational" symbol="ETW_MI_ALLOC"
+               template="ETW_CUSTOM_HEAP_ALLOC_DATA"/>
+        <event value="101" version="1" level="win:Informational" symbol="ETW_MI_FREE"
+               template="ETW_CUSTOM_HEAP_ALLOC_DATA"/>
+      </events>
+    </provider>
+  </events></instrumentation>
+</instrumentationManifest>
+"""
+_MACRO_LINE = re.compile(r"^#define (\w+)\(([^)]*)\)", re.M)
+
+
+def _mimalloc(options: HeaderOptions | None = None) -> str:
+    from etwmc.validate import check_bytes
+
+    checked = check_bytes(MIMALLOC, "mimalloc.man")
+    assert checked.ok and checked.manifest is not None, checked.diagnostics
+    result = build_header(checked.manifest, options)
+    assert result.ok, result.diagnostics
+    return result.text
+
+
+def test_for_context_macros_are_mimallocs() -> None:
+    text = _mimalloc()
+    macros = {name: params.replace(" ", "") for name, params in _MACRO_LINE.findall(text)}
+    for name, params in {
+        "EventRegistermicrosoft_windows_mimalloc_ForContext": "pContext",
+        "EventRegisterByGuidmicrosoft_windows_mimalloc_ForContext": "Guid,pContext",
+        "EventUnregistermicrosoft_windows_mimalloc_ForContext": "pContext",
+        "microsoft_windows_mimallocHandle_ForContext": "pContext",
+        "EventEnabledETW_MI_ALLOC_ForContext": "pContext",
+        "EventWriteETW_MI_ALLOC_ForContext": "pContext,Address,Size",
+        "EventWriteETW_MI_ALLOC_ForContextAssumeEnabled": "pContext,Address,Size",
+        "EventEnabledETW_MI_FREE_ForContext": "pContext",
+        "EventWriteETW_MI_FREE_ForContext": "pContext,Address,Size",
+        "EventWriteETW_MI_FREE_ForContextAssumeEnabled": "pContext,Address,Size",
+    }.items():
+        assert macros.get(name) == params, name
+    assert re.search(
+        r"typedef struct tagMcGenContext_microsoft_windows_mimalloc \{\n"
+        r"    MCGEN_TRACE_CONTEXT Context;\n    ULONG EnableBits\[1\];\n"
+        r"\} McGenContext_microsoft_windows_mimalloc;",
+        text,
+    )
+    # Everything of it stands behind the macro that enables it.
+    block = re.compile(
+        r"#ifdef MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n.*?#endif // MCGEN_ENABLE_", re.S
+    )
+    outside = block.sub("", text)
+    assert len(block.findall(text)) == 3  # the provider's, and one per event
+    assert not re.findall(r"#define \w*_ForContext", outside)
+    assert "McGenContext_" not in outside
+    assert ("ETW_MI_ALLOC", (0x64, 0x1, 0x0, 0x4, 0x0, 0x0, 0x0)) in facts(text).descriptors
+
+
+def test_definitions_only_header() -> None:
+    text = _header(HELLO, HeaderOptions(logging=False))
+    assert "EventWrite" not in text and "McTemplate" not in text and "EventRegister" not in text
+    assert "MCGEN_TRACE_CONTEXT" not in text and "_Traits" not in text
+    got = facts(text)
+    assert {name for name, _ in got.descriptors} == {"Hello", "RequestStart", "RequestStop"}
+    assert ("HELLO_PROVIDER_CHANNEL_Operational_KEYWORD", 0x8000000000000000) in got.defines
+    assert ("HELLO_PROVIDER_KEYWORD_Greetings", 0x1) in got.defines or any(
+        v == 1 and "Greetings" in n for n, v in got.defines
+    )
+    assert any(n.startswith("MSG_") for n, _ in got.defines)
+    assert text.startswith("//" + "*" * 77 + "\n// Event Tracing for Windows provider definitions")
+
+
+def test_channel_keyword_defines_follow_the_channel() -> None:
+    text = _header(HELLO)
+    assert "#define HELLO_PROVIDER_CHANNEL_Operational 0x10\n" in text
+    assert "#define HELLO_PROVIDER_CHANNEL_Operational_KEYWORD 0x8000000000000000\n" in text

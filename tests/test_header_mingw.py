@@ -5,11 +5,15 @@ g++-mingw-w64-x86-64; .ci/run installs them); without them every test here skips
 
 * Every manifest of ../shared/golden and every valid corpus manifest: its -um header
   compiles as C and as C++ after <windows.h>, its -km header as C after <ntifs.h>
-  (mingw-w64's kernel headers), all with -Wall -Wextra -Werror.  Kernel-mode C++ is
+  (mingw-w64's kernel headers), all with -Wall -Wextra -Werror and with
+  MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION defined (the _ForContext code is compiled
+  too); its header of definitions only (no -um or -km) as C and as C++.  Kernel-mode C++ is
   compiled when the toolchain's own <ntifs.h> compiles as C++ (mingw-w64's wdm.h did
   not at the time of writing).  A header etwmc warned about (ETW621: a name defined
   twice, as in mc's own header for event-trace-kit's Large.man) must fail to compile,
   on exactly that.
+* A program that registers examples/hello.man's provider in two contexts of its own and
+  writes through the _ForContext macros links against advapi32.
 * examples/cmake-mingw's program (C and C++ sources sharing one provider) links
   against advapi32 into greeter.exe; its resources, compiled from the .rc etwmc wrote
   with windres, hold etwmc's WEVT_TEMPLATE and message table byte for byte (read back
@@ -69,7 +73,8 @@ def _manifests() -> list[Path]:
 
 
 MANIFESTS = _manifests()
-VARIANTS = ("um-c", "um-c++", "km-c")
+VARIANTS = ("um-c", "um-c++", "km-c", "defs-c", "defs-c++")
+FOR_CONTEXT = "#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n"
 
 
 @dataclass
@@ -101,6 +106,8 @@ def toolchain(tmp_path_factory: pytest.TempPathFactory) -> Toolchain:
         ("um-c++", CXX, "c++-header", "#include <windows.h>\n", []),
         ("km-c", CC, "c-header", "#include <ntifs.h>\n", ["-I", str(ddk)]),
         ("km-c++", CXX, "c++-header", "#include <ntifs.h>\n", ["-I", str(ddk)]),
+        ("defs-c", CC, "c-header", "#include <windows.h>\n", []),
+        ("defs-c++", CXX, "c++-header", "#include <windows.h>\n", []),
     ):
         folder = work / name
         folder.mkdir()
@@ -118,7 +125,8 @@ def toolchain(tmp_path_factory: pytest.TempPathFactory) -> Toolchain:
 def _compile_command(tc: Toolchain, variant: str, header: Path) -> list[str]:
     folder = tc.work / variant
     tu = header.with_suffix(".c" if variant.endswith("-c") else ".cpp")
-    tu.write_text(f'#include "prefix.h"\n#include "{header.name}"\n')
+    context = "" if variant.startswith("defs") else FOR_CONTEXT
+    tu.write_text(f'#include "prefix.h"\n{context}#include "{header.name}"\n')
     compiler = CC if variant.endswith("-c") else CXX
     assert compiler
     extra = ["-I", str(tc.ddk)] if variant.startswith("km") else []
@@ -138,8 +146,9 @@ def compiled(toolchain: Toolchain) -> dict[tuple[str, str], Outcome]:
     for i, man in enumerate(MANIFESTS):
         checked = check_file(man)
         assert checked.ok and checked.manifest is not None, man
-        for mode in ("um", "km"):
-            result = build_header(checked.manifest, HeaderOptions(kernel=mode == "km"))
+        for mode in ("um", "km", "defs"):
+            options = HeaderOptions(kernel=mode == "km", logging=mode != "defs")
+            result = build_header(checked.manifest, options)
             assert result.ok, result.diagnostics
             warned = any(d.code == "ETW621" for d in result.diagnostics)
             for variant in (*VARIANTS, "km-c++"):
@@ -250,6 +259,45 @@ def test_program_links_with_etwmc_resources(tmp_path: Path) -> None:
     assert {"EventRegister", "EventWriteTransfer", "EventUnregister", "EventSetInformation"} <= (
         _imports(exe)["advapi32.dll"]
     )
+
+
+def test_program_writes_through_contexts(tmp_path: Path) -> None:
+    assert CC
+    _mc("-um", "-h", tmp_path, "-r", tmp_path, HELLO)
+    (tmp_path / "contexts.c").write_text(
+        "#include <windows.h>\n"
+        "#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n"
+        '#include "hello.h"\n'
+        "static McGenContext_Etwmc_Examples_Hello First, Second;\n"
+        "int main(void) {\n"
+        "    ULONG a = EventRegisterEtwmc_Examples_Hello_ForContext(&First);\n"
+        "    ULONG b = EventRegisterByGuidEtwmc_Examples_Hello_ForContext(\n"
+        "        HELLO_PROVIDER, &Second);\n"
+        "    if (EventEnabledHello_ForContext(&First)) {\n"
+        '        EventWriteHello_ForContext(&First, L"first", 1, 2);\n'
+        "    }\n"
+        '    EventWriteRequestStart_ForContextAssumeEnabled(&Second, 7, "path", 0);\n'
+        "    (void)Etwmc_Examples_HelloHandle_ForContext(&Second);\n"
+        "    EventUnregisterEtwmc_Examples_Hello_ForContext(&Second);\n"
+        "    EventUnregisterEtwmc_Examples_Hello_ForContext(&First);\n"
+        "    return (int)(a | b);\n"
+        "}\n"
+    )
+    step = _run([CC, *WARNINGS, "contexts.c", "-ladvapi32", "-o", "contexts.exe"], tmp_path)
+    assert step.returncode == 0, step.stderr
+    assert {"EventRegister", "EventWriteTransfer", "EventUnregister"} <= (
+        _imports(tmp_path / "contexts.exe")["advapi32.dll"]
+    )
+    # A context of another type does not compile.
+    (tmp_path / "wrong.c").write_text(
+        "#include <windows.h>\n"
+        "#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n"
+        '#include "hello.h"\n'
+        "static MCGEN_TRACE_CONTEXT Other;\n"
+        "int main(void) { return EventEnabledHello_ForContext(&Other); }\n"
+    )
+    wrong = _run([CC, *WARNINGS, "-c", "wrong.c", "-o", "wrong.o"], tmp_path)
+    assert wrong.returncode != 0 and "McGenCheckContextType_Etwmc_Examples_Hello" in wrong.stderr
 
 
 def test_driver_links_against_ntoskrnl(tmp_path: Path, toolchain: Toolchain) -> None:

@@ -174,9 +174,10 @@ def test_internal_error_is_reported_not_raised(
 # on another path only and costs at least a tenth of such a lint (the folder walk's
 # pathspec, the binary readers), or is never needed at run time (Jinja and black, which
 # the compiled template and the layout functions replace; the runtime), or belongs to
-# another path (an internal error's traceback).
+# another path (an internal error's traceback, message text files' reader).
 _NOT_ON_THE_LINT_PATH = (
     "black", "jinja2", "pathspec", "etwmc.wevt.reader", "traceback", "etwmc.runtime",
+    "etwmc.mctext",
 )  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from header_helpers import facts
+from header_helpers import facts, predating
 
 from conftest import CORPUS, GOLDEN
 from etwmc.buildhooks import ConfigError, generate, parse_options
@@ -68,7 +68,7 @@ def _run(*argv: str | Path) -> int:
         ),
         (
             ["-W", "winmeta.xml", "-um", "-b", "x.man"],
-            McOptions(manifest="x.man", mode="um", base_names=True, ignored=("-W",)),
+            McOptions(manifest="x.man", mode="um", base_names=True, winmeta="winmeta.xml"),
         ),
         # A path that starts with "/" is a path, not the -t option.
         (["/tmp/x.man"], McOptions(manifest="/tmp/x.man")),
@@ -90,11 +90,16 @@ def test_parse(argv: list[str], want: McOptions) -> None:
         (["-css", "Ns", "x.man"], "option -css is not supported"),
         (["-generateProjections", "x.man"], "option -generateProjections is not supported"),
         (["-co", "x.man"], "option -co is not supported"),
-        (["-A", "x.man"], "option -A is not supported"),
-        (["-x", "dbg", "x.man"], "option -x is not supported"),
-        (["-um", "x.mc"], "message text files (.mc) are not supported"),
-        (["-um"], "no manifest given"),
-        (["a.man", "b.man"], "exactly one manifest"),
+        (["-A", "x.man"], "-A and -U8 apply to message text files"),
+        (["-U8", "x.man"], "-A and -U8 apply to message text files"),
+        (["-x", "dbg", "x.man"], "-x applies to message text files"),
+        (["-um"], "no input given"),
+        (["a.man", "b.man"], "at most one manifest and one message text file"),
+        (["a.mc", "b.MC"], "at most one manifest and one message text file"),
+        (["-z", "x", "a.man", "b.mc"], "-z with a manifest and a message text file"),
+        (["x.man", "X.mc"], "would both write the header X.h"),
+        (["-acp", "nosuch", "x.mc"], "not a code page"),
+        (["-generateTemplateStubs", "f", "x.man"], "option -generateTemplateStubs is not"),
         (["-q", "x.man"], "unknown option '-q'"),
         (["-hinc", "x.man"], "unknown option '-hinc'"),
         (["-e", "long", "x.man"], "1 to 3 letters"),
@@ -133,7 +138,7 @@ def test_outputs_are_mcs_with_mcs_names(tmp_path: Path, monkeypatch: pytest.Monk
     assert (res / "xTEMP.BIN").read_bytes() == (ETK / "TaskOpcodes.wevt.v5.bin").read_bytes()
     assert (res / "x_MSG00001.bin").read_bytes() == (ETK / "TaskOpcodes.msg.bin").read_bytes()
     want = facts((ETK / "TaskOpcodes.h").read_text(errors="replace"))
-    assert facts((tmp_path / "inc" / "x.h").read_text()) == want
+    assert predating(facts((tmp_path / "inc" / "x.h").read_text())) == want
 
 
 def test_dotnet_wpf_command_line(tmp_path: Path) -> None:
@@ -157,21 +162,33 @@ def test_b_names_message_tables_after_the_base(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("encoding", "bom", "codec"),
+    ("encoding", "bom", "codec", "rc_bom", "rc_codec"),
     [
-        ("ansi", b"", "ascii"),
-        ("utf-8", b"\xef\xbb\xbf", "utf-8"),
-        ("utf-16", b"\xff\xfe", "utf-16-le"),
+        ("ansi", b"", "ascii", b"", "ascii"),
+        # mc 10 writes the .rc in UTF-16 when asked for UTF-8: rc.exe reads no UTF-8.
+        ("utf-8", b"\xef\xbb\xbf", "utf-8", b"\xff\xfe", "utf-16-le"),
+        ("utf-16", b"\xff\xfe", "utf-16-le", b"\xff\xfe", "utf-16-le"),
     ],
 )
-def test_cp_encodes_the_text_outputs(tmp_path: Path, encoding: str, bom: bytes, codec: str) -> None:
+def test_cp_encodes_the_text_outputs(
+    tmp_path: Path, encoding: str, bom: bytes, codec: str, rc_bom: bytes, rc_codec: str
+) -> None:
     assert _run("-cp", encoding, "-h", tmp_path, "-r", tmp_path, HELLO) == 0
     checked = check_file(HELLO)
     assert checked.manifest is not None
-    header = build_header(checked.manifest).text
+    header = build_header(checked.manifest, HeaderOptions(logging=False)).text
     assert (tmp_path / "hello.h").read_bytes() == bom + header.encode(codec)
     rc = (tmp_path / "hello.rc").read_bytes()
-    assert rc.startswith(bom) and rc[len(bom) :].decode(codec).startswith("LANGUAGE 0x9,0x1\n")
+    assert rc.startswith(rc_bom)
+    assert rc[len(rc_bom) :].decode(rc_codec).startswith("LANGUAGE 0x9,0x1\n")
+
+
+def test_without_um_or_km_the_header_holds_definitions_only(tmp_path: Path) -> None:
+    assert _run("-h", tmp_path, "-r", tmp_path, HELLO) == 0
+    text = (tmp_path / "hello.h").read_text()
+    assert "EVENT_DESCRIPTOR Hello" in text and "EventWrite" not in text
+    assert _run("-um", "-h", tmp_path, "-r", tmp_path, HELLO) == 0
+    assert "#define EventWriteHello(" in (tmp_path / "hello.h").read_text()
 
 
 def test_km_p_and_c_reach_the_header_and_the_tables(tmp_path: Path) -> None:
@@ -216,7 +233,13 @@ def test_baseline_and_compatibility_check(
     man = tmp_path / "hello.man"
     shutil.copy(HELLO, man)
     assert _run("-s", base, "-h", out, "-r", out, man) == 0
-    assert (base / "hello.BIN").read_bytes() == (out / "helloTEMP.BIN").read_bytes()
+    # mc 10: a binary resource per provider and the summary MCGenResource.BIN.
+    assert sorted(p.name for p in base.iterdir()) == [
+        "Etwmc-Examples-Hello.BIN",
+        "MCGenResource.BIN",
+    ]
+    assert (base / "MCGenResource.BIN").read_bytes() == (out / "helloTEMP.BIN").read_bytes()
+    assert (base / "Etwmc-Examples-Hello.BIN").read_bytes() == (out / "helloTEMP.BIN").read_bytes()
     assert _run("-t", base, "-h", out, "-r", out, man) == 0
     # Event 3 removed: consumers that decode it break.
     text = HELLO.read_text()
@@ -226,6 +249,14 @@ def test_baseline_and_compatibility_check(
     assert "ETW710" in capsys.readouterr().out  # diagnostics go to stdout
     assert _run("-t", tmp_path / "nowhere", man) == 2
     assert "there is no baseline" in capsys.readouterr().err
+    # Without the summary, each provider's file is the baseline.
+    (base / "MCGenResource.BIN").unlink()
+    assert _run("-t", base, "-h", out, "-r", out, man) == 1
+    assert "ETW710" in capsys.readouterr().out
+    # A folder holding the BASE.BIN earlier etwmc versions wrote still works.
+    (base / "Etwmc-Examples-Hello.BIN").rename(base / "hello.BIN")
+    assert _run("-t", base, "-h", out, "-r", out, man) == 1
+    assert "ETW710" in capsys.readouterr().out
 
 
 def test_a_manifest_with_errors_exits_1_and_writes_nothing(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from etwmc import __version__
 from etwmc.runtime import ProviderRuntime, pack_descriptor
 from etwmc.runtime.backends.inproc import InProcBackend, Session
 from etwmc.runtime.payload import Field, encode
@@ -100,10 +101,10 @@ sys.exit(status)
 def _site_with_entry_points(tmp_path: Path) -> Path:
     """A folder whose dist-info declares etwmc's entry points as pyproject.toml does."""
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    info = tmp_path / "site" / f"etwmc-{meta['version']}.dist-info"
+    info = tmp_path / "site" / f"etwmc-{__version__}.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: etwmc\nVersion: {meta['version']}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: etwmc\nVersion: {__version__}\n", encoding="utf-8"
     )
     lines = []
     for group, entries in sorted(meta["entry-points"].items()):

@@ -29,8 +29,8 @@ def test_mypy_strict() -> None:
 
 
 def test_ruff_lint() -> None:
-    _run(_tool("ruff"), "check", "etwmc", "tests", "bench")
+    _run(_tool("ruff"), "check", "etwmc", "tests", "bench", "docs/hooks")
 
 
 def test_ruff_format() -> None:
-    _run(_tool("ruff"), "format", "--check", "etwmc", "tests", "bench")
+    _run(_tool("ruff"), "format", "--check", "etwmc", "tests", "bench", "docs/hooks")

@@ -27,10 +27,9 @@ from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
+from ..config import read_pyproject
 from ..diagnostics import Severity
-from . import BuildFailed, ConfigError, Options, generate, parse_options, runtime_requirement
-
-_WHERE = "[tool.hatch.build.hooks.etwmc]"
+from . import BuildFailed, ConfigError, Options, generate, options_from_config, runtime_requirement
 
 
 class EtwmcBuildHook(BuildHookInterface[BuilderConfig]):
@@ -41,8 +40,12 @@ class EtwmcBuildHook(BuildHookInterface[BuilderConfig]):
         self._scratch: str | None = None
 
     def _options(self) -> Options:
+        # The hook's table as hatchling hands it over, read with the rest of the
+        # project's configuration ([tool.etwmc]) as one.
         try:
-            return parse_options(self.config, _WHERE)
+            project = read_pyproject(Path(self.root) / "pyproject.toml", hook=self.config)
+            assert project is not None  # a hook table is given
+            return options_from_config(project)
         except ConfigError as e:
             self.app.abort(f"etwmc: {e}")
             raise  # abort exits; this keeps type checkers informed

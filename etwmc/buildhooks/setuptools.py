@@ -23,43 +23,37 @@ from __future__ import annotations
 
 import os
 import tempfile
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from setuptools import Command  # type: ignore[import-untyped]
 from setuptools.errors import BaseError, SetupError  # type: ignore[import-untyped]
 
-from . import BuildFailed, ConfigError, Options, find_manifests, generate, parse_options
+from ..config import OWN_TABLE, Config, find_manifests, read_pyproject
+from . import BuildFailed, ConfigError, Options, generate, options_from_config
 
 COMMAND = "build_etwmc"
-_WHERE = "[tool.etwmc]"
 _ATTR = "_etwmc_options"
 
 
-def _read_table(root: Path) -> dict[str, Any] | None:
-    path = root / "pyproject.toml"
+def _read_config(root: Path) -> Config | None:
+    """The project's configuration when its pyproject.toml has a [tool.etwmc] table."""
     try:
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        return None
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise SetupError(f"etwmc: cannot read {path.name}: {e}") from None
-    tool = data.get("tool")
-    table = tool.get("etwmc") if isinstance(tool, dict) else None
-    return table if isinstance(table, dict) else None
+        project = read_pyproject(root / "pyproject.toml")
+    except ConfigError as e:
+        raise SetupError(f"etwmc: {e}") from None
+    return project if project is not None and OWN_TABLE in project.source else None
 
 
 def finalize_distribution_options(dist: Any) -> None:
     """Entry point (``setuptools.finalize_distribution_options``): wire ``build_etwmc``
     in when the project configures etwmc; otherwise leave the build untouched."""
     root = Path(getattr(dist, "src_root", None) or os.getcwd())
-    table = _read_table(root)
-    if table is None:
+    project = _read_config(root)
+    if project is None:
         return
     try:
-        options = parse_options(table, _WHERE)
+        options = options_from_config(project)
     except ConfigError as e:
         raise SetupError(f"etwmc: {e}") from None
     setattr(dist, _ATTR, (root, options))
@@ -93,11 +87,11 @@ class BuildEtwmc(Command):  # type: ignore[misc]  # setuptools ships no type inf
         config: tuple[Path, Options] | None = getattr(self.distribution, _ATTR, None)
         if config is None:  # run by hand in a project without [tool.etwmc]
             root = Path(os.getcwd())
-            table = _read_table(root)
-            if table is None:
+            project = _read_config(root)
+            if project is None:
                 raise SetupError("etwmc: pyproject.toml has no [tool.etwmc] table")
             try:
-                config = (root, parse_options(table, _WHERE))
+                config = (root, options_from_config(project))
             except ConfigError as e:
                 raise SetupError(f"etwmc: {e}") from None
         return config

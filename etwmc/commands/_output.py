@@ -9,12 +9,14 @@ the command.
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
-from ..config import Config, ConfigFileError, find_config
+from ..config import Config, ConfigFileError, find_config, load_config
 from ..diagnostics import Diagnostic, render, summary_line
 from ..inputs import UsageError, write_output
 from ..options import OptionsError
@@ -47,9 +49,29 @@ def summary(diags: Sequence[Diagnostic], files: int, *, quiet: bool, fmt: str) -
         print(summary_line(diags, files), file=sys.stderr)
 
 
-def project_config() -> Config:
-    """The nearest configuration file's settings; a broken file is a usage error."""
+def config_arguments(p: argparse.ArgumentParser) -> None:
+    """``--config FILE`` and ``--isolated``, for every command that reads the project's
+    configuration (as ruff spells them)."""
+    which = p.add_mutually_exclusive_group()
+    which.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read the settings from FILE (a pyproject.toml or an etwmc.toml) instead of "
+        "the nearest one",
+    )
+    which.add_argument(
+        "--isolated", action="store_true", help="read no configuration file: defaults and flags"
+    )
+
+
+def project_config(args: argparse.Namespace | None = None) -> Config:
+    """The settings ``--config``/``--isolated`` choose, else the nearest configuration
+    file's; a broken file is a usage error."""
     try:
+        if args is not None and getattr(args, "isolated", False):
+            return Config()
+        if args is not None and getattr(args, "config", None):
+            return load_config(Path(args.config))
         return find_config()
     except (ConfigFileError, OptionsError) as e:
         raise UsageError(str(e)) from None

@@ -24,7 +24,7 @@ from ..emit import EmitError, stale, write_all
 from ..inputs import UsageError
 from ..options import CompileOptions, OptionsError, as_table, options_from_table
 from ..selection import SelectorError
-from ._output import project_config, report
+from ._output import config_arguments, project_config, report
 
 DESCRIPTION = (
     "Compile instrumentation manifests into a Python provider module, the WEVT_TEMPLATE "
@@ -100,6 +100,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show-config", action="store_true", help="print the settings in force and exit"
     )
+    config_arguments(p)
 
 
 def options(args: argparse.Namespace, config: Config) -> CompileOptions:
@@ -132,7 +133,7 @@ def options(args: argparse.Namespace, config: Config) -> CompileOptions:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = project_config()
+    config = project_config(args)
     opts = options(args, config)
     try:
         selection = config.selection()

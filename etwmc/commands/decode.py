@@ -70,7 +70,7 @@ DESCRIPTION = (
     "Decode the events of an .etl trace, or of an event file written by etwmc's runtime: "
     "manifest-based events with the metadata given, EventSource events with the manifests "
     "they carry in the trace, TraceLogging events with the schemas they carry; classic events "
-    "pass through.  Writes JSON Lines by default (docs/decode.md describes them)."
+    "pass through.  Writes JSON Lines by default (docs/json-lines.md describes them)."
 )
 FORMATS = ("jsonl", "json", "text")
 

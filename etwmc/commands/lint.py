@@ -21,7 +21,7 @@ from ..discover import discover
 from ..inputs import UsageError
 from ..lint import lint_file
 from ..selection import Selection, SelectorError, apply
-from ._output import project_config, report, summary
+from ._output import config_arguments, project_config, report, summary
 
 DESCRIPTION = (
     "Validate instrumentation manifests and report every problem with a stable code, a "
@@ -82,13 +82,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--show-config", action="store_true", help="print the settings in force and exit"
     )
+    config_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list_codes:
         sys.stdout.write(codes_json() if args.format == "json" else codes_table())
         return 0
-    config = project_config()
+    config = project_config(args)
     selection = _selection(args, config)
     werror = _werror(args, config)
     if args.show_config:

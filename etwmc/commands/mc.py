@@ -1,44 +1,24 @@
-"""``etwmc mc [options] FILE.man``: mc.exe's command line, for instrumentation manifests.
+"""``etwmc mc [options] FILE.man FILE.mc``: mc.exe's command line.
 
-Options are spelled ``-x`` or ``/x`` and are case-sensitive, as mc's are.  A value
-is the next argument (``-h include``).  With ``-``, one-letter switches may be
+It takes an instrumentation manifest, a message text file (``.mc``), or one of each,
+as mc does.  Options are spelled ``-x`` or ``/x`` and are case-sensitive, as mc's are.
+A value is the next argument (``-h include``).  With ``-``, one-letter switches may be
 combined (``-bv``); with ``/`` only whole option names are recognised, so an absolute
 path such as ``/tmp/x.man`` stays a path.  ``-?``, ``-help`` and ``--help`` print the
-usage.
+usage.  docs/mc-switches.md lists every switch of mc and what etwmc does with it.
 
-=====================  =================================================================
-``-um`` / ``-km``      user-mode / kernel-mode logging code in the header (default -um);
-                       -km write macros take an activity GUID (or NULL) first
-``-h DIR``             folder of the header (default: the current folder)
-``-e EXT``             extension of the header, 1 to 3 letters or digits (default ``h``)
-``-r DIR``             folder of the .rc, the TEMP.BIN and the message tables
-``-z BASE``            base name of the outputs (default: the manifest's file name)
-``-b``                 message tables named ``BASE_MSG00001.bin`` (also with -z)
-                       instead of ``MSG00001.bin``
-``-c``                 set the customer bit (0x20000000) in every message id
-``-cp ENC``            encoding of the header and the .rc: ansi (default), utf-8 or
-                       utf-16 (both with a byte-order mark)
-``-m LENGTH``          warn (ETW623) about every message longer than LENGTH characters
-``-p PREFIX``          write macros start with PREFIX instead of ``EventWrite``
-``-P PREFIX``          take PREFIX (any case) off the front of event symbols first
-``-s DIR``             also write ``DIR/BASE.BIN``, a baseline for later -t checks
-``-t DIR``             check the manifest against the baseline ``DIR/BASE.BIN``:
-                       changes that break consumers are errors (``etwmc diff``'s rules)
-``-v``                 list the files written
-``-w``/``-W`` PATH     accepted and ignored, as mc does since 1.12.7051
-``-a``/``-u``/``-U``   accepted: they describe .mc message files and Unicode message
-                       tables, which is what a manifest gets anyway
-=====================  =================================================================
+Outputs, with mc's names: for a manifest ``BASE.h`` in the -h folder (logging code
+with -um/-km, definitions only without), ``BASE.rc``, ``BASETEMP.BIN`` and one
+``MSG0000n.bin`` per culture in the -r folder; for a message text file ``BASE.h``,
+``BASE.rc`` and one table per language (:mod:`etwmc.mctext`), and ``BASE.dbg`` in the
+-x folder.  With both, each header keeps its input's name and the resources are one
+set named after the message text file (:mod:`etwmc.mctext.combine`).  Everything is
+written all-or-nothing: if one file cannot be written, the files already written are
+put back.
 
-Outputs, with mc's names: ``BASE.h`` in the -h folder; ``BASE.rc``, ``BASETEMP.BIN``
-and one ``MSG0000n.bin`` per culture in the -r folder.  They are written
-all-or-nothing: if one cannot be written, the files already written are put back.
-
-mc options etwmc does not implement end in an error that names them (exit 2): ``-A``
-(ANSI message tables), ``-mof``, ``-co``, ``-cs``/``-css``, ``-generateProjections``,
-the .mc-file options ``-d``, ``-n``, ``-o``, ``-x`` and .mc message files themselves.
-Exit codes: 0 written, 1 the manifest has errors (or an output could not be written),
-2 a usage error.
+Exit codes: 0 written, 1 an input has errors (or an output could not be written),
+2 a usage error (an unknown or unsupported option: -mof, -cs, -css, -co and
+-generateProjections end in an error that says why).
 """
 
 from __future__ import annotations
@@ -48,58 +28,70 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from .. import mctext
 from ..codes import W_LONG_MESSAGE
 from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors, render
-from ..diff import diff_manifests, load
 from ..emit import EmitError, check_name, default_base, write_all
-from ..header import HeaderOptions, build_header, message_ids
-from ..model import Manifest
-from ..msgids import MessageIds
-from ..validate import check_file
-from ..wevt import binary_outputs, output_diagnostics
-from ..wevt.rc import template_file
+
+if TYPE_CHECKING:
+    from ..model import Manifest
+    from ..msgids import MessageIds
+
+# The manifest's stack (validation, lxml, the generators, the baselines) is imported by
+# the functions that need it: a run for a message text file alone does without it, and
+# starts about a sixth faster.
 
 USAGE = """\
-usage: etwmc mc [-um | -km] [-h DIR] [-r DIR] [-z BASE] [-e EXT] [-b] [-c]
-                [-cp ansi|utf-8|utf-16] [-m LENGTH] [-p PREFIX] [-P PREFIX]
-                [-s DIR] [-t DIR] [-v] FILE.man
+usage: etwmc mc [options] [FILE.man] [FILE.mc]
 
-mc.exe's command line for an instrumentation manifest.  Options start with - or /.
-  -um, -km       user-mode (default) or kernel-mode logging code in the header
-  -h DIR         folder of BASE.h (default: .)      -e EXT  header extension (h)
-  -r DIR         folder of BASE.rc, BASETEMP.BIN and MSG0000n.bin (default: .)
-  -z BASE        base name of the outputs (default: the manifest's name)
-  -b             message tables named BASE_MSG0000n.bin
+mc.exe's command line: an instrumentation manifest, a message text file, or both.
+Options start with - or /.
+  -um, -km       user-mode or kernel-mode logging code in the manifest's header
+                 (without either: a header of definitions only, as current mc writes)
+  -h DIR         folder of the headers (default: .)     -e EXT  header extension (h)
+  -r DIR         folder of the .rc, TEMP.BIN and message tables (default: .)
+  -x DIR         folder of the .mc's BASE.dbg (message ids and their names)
+  -z BASE        base name of the outputs (default: the input's name)
+  -b             message tables named BASE_FILE.bin
   -c             set the customer bit in every message id
-  -cp ENC        encoding of the header and the .rc: ansi, utf-8 or utf-16
+  -cp ENC        encoding of the text outputs: ansi, utf-8 or utf-16
   -m LENGTH      warn about messages longer than LENGTH characters
   -p PREFIX      write macros start with PREFIX instead of EventWrite
   -P PREFIX      take PREFIX off the front of event symbols first
-  -s DIR, -t DIR write a baseline / check against one (DIR/BASE.BIN)
+  -s DIR, -t DIR write a baseline (per-provider .BIN, MCGenResource.BIN) / check one
+  -W FILE        a winmeta.xml: its texts of predefined items; values are checked
+  -w FILE        a schema (eventman.xsd) the manifest must also satisfy
+  -a, -u         the .mc is ANSI / UTF-16LE (a byte-order mark decides by itself)
+  -acp CODEPAGE  the ANSI code page of -a and -A (etwmc's; default 1252)
+  -A, -U, -U8    the .mc's tables in ANSI, UTF-16 (default) or UTF-8
+  -d             decimal severity and facility values (and message ids) in the header
+  -n             no CR LF after the last line of each message
+  -o             OLE2 header: the HRESULT layout and _HRESULT_TYPEDEF_
   -v             list the files written
-  -w, -W, -a, -u, -U   accepted; no effect on a manifest
-Not supported (an error): -A, -mof, -co, -cs, -css, -generateProjections, -d, -n,
--o, -x and .mc message files.
+Not supported (an error): -mof, -co, -cs, -css, -generateProjections,
+-generateTemplateProjections, -generateTemplateStubs.
 """
 
-_SWITCHES = {"?", "a", "b", "c", "u", "U", "v", "um", "km"}
-_VALUED = {"h", "e", "r", "z", "cp", "m", "p", "P", "s", "t", "w", "W"}
+_SWITCHES = {"?", "a", "b", "c", "d", "n", "o", "u", "A", "U", "U8", "v", "um", "km"}
+_VALUED = {"h", "e", "r", "x", "z", "cp", "acp", "m", "p", "P", "s", "t", "w", "W"}
 _UNSUPPORTED = {
-    "A": "etwmc writes Unicode message tables only (-U)",
     "mof": "etwmc does not write MOF (pre-Vista) logging code",
     "co": "etwmc does not write logging callouts",
     "generateProjections": "etwmc does not write WinRT projections",
-    "d": "it applies to .mc message files, which etwmc does not compile",
-    "n": "it applies to .mc message files, which etwmc does not compile",
-    "o": "it applies to .mc message files, which etwmc does not compile",
+    "generateTemplateProjections": "etwmc does not write WinRT projections",
 }
 _UNSUPPORTED_VALUED = {
     "cs": "etwmc does not write C# code",
     "css": "etwmc does not write C# code",
-    "x": "it applies to .mc message files, which etwmc does not compile",
+    "generateTemplateStubs": "etwmc does not write WinRT projections",
 }
 _ENCODINGS = ("ansi", "utf-8", "utf-16")
+# The switches that only change what a message text file gives, and what a manifest
+# alone makes of them.
+_MC_ONLY = ("a", "u", "d", "n", "o")
+_MANIFEST_ONLY = ("um", "km", "p", "P", "s", "t", "w", "W")
 
 
 class UsageError(Exception):
@@ -109,10 +101,12 @@ class UsageError(Exception):
 @dataclass(frozen=True, slots=True)
 class McOptions:
     manifest: str = ""
+    mc_file: str = ""
     kernel: bool = False
-    mode: str | None = None  # "um" or "km" as given
+    mode: str | None = None  # "um" or "km" as given; None: definitions only
     header_dir: str = "."
     rc_dir: str = "."
+    dbg_dir: str | None = None  # -x
     base: str | None = None
     ext: str = "h"
     base_names: bool = False  # -b
@@ -123,9 +117,37 @@ class McOptions:
     strip_prefix: str | None = None
     baseline_dir: str | None = None  # -s
     check_dir: str | None = None  # -t
+    winmeta: str | None = None  # -W
+    schema: str | None = None  # -w
+    unicode_input: bool = False  # -u
+    code_page: str = "cp1252"  # -acp
+    table_flags: int = mctext.MESSAGE_RESOURCE_UNICODE  # -A, -U, -U8
+    decimal: bool = False  # -d
+    final_line_end: bool = True  # -n
+    ole2: bool = False  # -o
     verbose: bool = False
     help: bool = False
-    ignored: tuple[str, ...] = field(default=())
+    given: tuple[str, ...] = field(default=(), compare=False)  # every switch, for -v
+
+    def text_options(self) -> mctext.McTextOptions:
+        return mctext.McTextOptions(
+            unicode_input=self.unicode_input,
+            code_page=self.code_page,
+            customer_bit=self.customer_bit,
+            decimal=self.decimal,
+            ole2=self.ole2,
+            table_flags=self.table_flags,
+            final_line_end=self.final_line_end,
+            max_length=self.max_length,
+        )
+
+    def ignored(self) -> list[str]:
+        """The switches given that have no effect on the inputs given."""
+        if not self.mc_file:
+            return [f"-{n}" for n in _MC_ONLY if n in self.given]
+        if not self.manifest:
+            return [f"-{n}" for n in _MANIFEST_ONLY if n in self.given]
+        return []
 
 
 def _split(arg: str) -> list[str] | None:
@@ -166,20 +188,42 @@ def parse(argv: Sequence[str]) -> McOptions:
                     raise UsageError(f"option -{name} needs a value")
                 value = argv[i]
                 i += 1
-            opts = _apply(opts, name, value)
+            opts = replace(_apply(opts, name, value), given=(*opts.given, name))
     if opts.help:
         return opts
+    return _inputs(opts, files)
+
+
+def _inputs(opts: McOptions, files: list[str]) -> McOptions:
+    texts = [f for f in files if f.lower().endswith(".mc")]
     manifests = [f for f in files if not f.lower().endswith(".mc")]
-    if len(files) != len(manifests):
+    if not files:
+        raise UsageError("no input given: name a manifest (FILE.man), a message text file "
+                         "(FILE.mc) or one of each")  # fmt: skip
+    if len(manifests) > 1 or len(texts) > 1:
+        raise UsageError("give at most one manifest and one message text file, as mc takes")
+    opts = replace(
+        opts, manifest=manifests[0] if manifests else "", mc_file=texts[0] if texts else ""
+    )
+    if opts.dbg_dir is not None and not opts.mc_file:
+        raise UsageError("-x applies to message text files (.mc), and none is given")
+    if opts.table_flags != mctext.MESSAGE_RESOURCE_UNICODE and not opts.mc_file:
         raise UsageError(
-            "message text files (.mc) are not supported: etwmc compiles manifests "
-            "(binutils' windmc compiles .mc files)"
+            "-A and -U8 apply to message text files (.mc): etwmc writes a manifest's "
+            "message tables in UTF-16, mc's default"
         )
-    if len(manifests) != 1:
-        raise UsageError(
-            "give exactly one manifest" if manifests else "no manifest given (FILE.man)"
-        )
-    return replace(opts, manifest=manifests[0])
+    if opts.manifest and opts.mc_file:
+        if opts.base is not None:
+            raise UsageError(
+                "-z with a manifest and a message text file would give both headers one "
+                "name; leave out -z (the resources take the message text file's name)"
+            )
+        if default_base(opts.manifest).lower() == default_base(opts.mc_file).lower():
+            raise UsageError(
+                f"{opts.manifest} and {opts.mc_file} would both write the header "
+                f"{default_base(opts.mc_file)}.{opts.ext}: rename one of them"
+            )
+    return opts
 
 
 def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
@@ -187,17 +231,27 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         if opts.mode is not None and opts.mode != name:
             raise UsageError("-um and -km cannot be used together")
         return replace(opts, mode=name, kernel=name == "km")
-    if name == "?":
-        return replace(opts, help=True)
-    if name == "b":
-        return replace(opts, base_names=True)
-    if name == "c":
-        return replace(opts, customer_bit=True)
-    if name == "v":
-        return replace(opts, verbose=True)
-    if name in ("a", "u", "U", "w", "W"):
-        return replace(opts, ignored=(*opts.ignored, f"-{name}"))
+    flags = {
+        "?": {"help": True},
+        "b": {"base_names": True},
+        "c": {"customer_bit": True},
+        "v": {"verbose": True},
+        "u": {"unicode_input": True},
+        "a": {"unicode_input": False},
+        "d": {"decimal": True},
+        "n": {"final_line_end": False},
+        "o": {"ole2": True},
+        "A": {"table_flags": mctext.MESSAGE_RESOURCE_ANSI},
+        "U": {"table_flags": mctext.MESSAGE_RESOURCE_UNICODE},
+        "U8": {"table_flags": mctext.MESSAGE_RESOURCE_UTF8},
+    }
+    if name in flags:
+        return replace(opts, **flags[name])  # type: ignore[arg-type]
     assert value is not None
+    return _apply_value(opts, name, value)
+
+
+def _apply_value(opts: McOptions, name: str, value: str) -> McOptions:
     if name == "e":
         if not (1 <= len(value) <= 3 and value.isascii() and value.isalnum()):
             raise UsageError(f"-e {value!r}: the extension is 1 to 3 letters or digits")
@@ -206,6 +260,13 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         if value.lower() not in _ENCODINGS:
             raise UsageError(f"-cp {value!r}: the encoding is one of {', '.join(_ENCODINGS)}")
         return replace(opts, encoding=value.lower())
+    if name == "acp":
+        try:
+            return replace(opts, code_page=mctext.codec_for(value))
+        except LookupError:
+            raise UsageError(
+                f"-acp {value!r}: not a code page etwmc knows (1252, 932...)"
+            ) from None
     if name == "m":
         if not value.isdigit() or int(value) < 1:
             raise UsageError(f"-m {value!r}: the length is a positive number")
@@ -224,22 +285,9 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
         except EmitError:
             raise UsageError(f"-z {value!r}: the base name must be a plain file name") from None
         return replace(opts, base=value)
-    if name == "h":
-        return replace(opts, header_dir=value)
-    if name == "r":
-        return replace(opts, rc_dir=value)
-    if name == "s":
-        return replace(opts, baseline_dir=value)
-    return replace(opts, check_dir=value)
-
-
-def _encode(text: str | bytes, encoding: str) -> bytes:
-    data = text if isinstance(text, bytes) else text.encode("ascii")
-    if encoding == "utf-8":
-        return b"\xef\xbb\xbf" + data
-    if encoding == "utf-16":
-        return b"\xff\xfe" + data.decode("utf-8").encode("utf-16-le")
-    return data
+    folders = {"h": "header_dir", "r": "rc_dir", "x": "dbg_dir", "s": "baseline_dir",
+               "t": "check_dir", "W": "winmeta", "w": "schema"}  # fmt: skip
+    return replace(opts, **{folders[name]: value})  # type: ignore[arg-type]
 
 
 def _long_messages(manifest: Manifest, ids: MessageIds, limit: int) -> list[Diagnostic]:
@@ -266,58 +314,127 @@ class _Plan:
     diagnostics: list[Diagnostic]
 
 
+@dataclass
+class _ManifestPart:
+    manifest: Manifest
+    ids: MessageIds
+    header: bytes
+
+
 def plan(opts: McOptions) -> _Plan:
-    """Validate the manifest and build every output in memory (folder -> files)."""
+    """Check the inputs and build every output in memory (folder -> files)."""
+    diags: list[Diagnostic] = []
+    part = _manifest(opts, diags) if opts.manifest else None
+    model = None
+    if opts.mc_file:
+        model, found = mctext.read_file(opts.mc_file, opts.text_options())
+        diags += found
+    if has_errors(diags) or (opts.mc_file and model is None):
+        return _Plan({}, diags)
+    groups: dict[str, dict[str, bytes]] = {}
+
+    def put(folder: str, files: dict[str, bytes]) -> None:
+        groups.setdefault(folder, {}).update(files)
+
+    if part is not None:
+        from ..mcexe import baseline
+        from ..wevt import binary_outputs
+
+        base = default_base(opts.manifest) if opts.mc_file else _base(opts, opts.manifest)
+        put(opts.header_dir, {f"{base}.{opts.ext}": part.header})
+        if opts.baseline_dir is not None:
+            put(opts.baseline_dir, baseline.baseline_files(part.manifest, part.ids))
+    if model is None:
+        assert part is not None
+        base = _base(opts, opts.manifest)
+        prefixed = opts.base_names or opts.base is not None
+        binaries = binary_outputs(part.manifest, base, prefixed=prefixed, ids=part.ids)
+        rc = binaries[f"{base}.rc"].decode("ascii")
+        binaries[f"{base}.rc"] = mctext.encode_text(rc, opts.encoding, "ascii", rc=True)
+        put(opts.rc_dir, binaries)
+        return _Plan(groups, diags)
+    with_manifest = None
+    if part is not None:
+        from ..mctext.combine import manifest_cultures
+        from ..wevt.rc import template_file
+
+        blob = binary_outputs(part.manifest, "m", ids=part.ids)[template_file("m")]
+        with_manifest = mctext.ManifestPart(blob, manifest_cultures(part.manifest, part.ids))
+    files = mctext.plan_files(
+        model,
+        opts.text_options(),
+        base=_base(opts, opts.mc_file),
+        ext=opts.ext,
+        prefixed=opts.base_names,
+        encoding=opts.encoding,
+        dbg=opts.dbg_dir is not None,
+        manifest=with_manifest,
+    )
+    diags += files.diagnostics
+    if has_errors(diags):
+        return _Plan({}, diags)
+    put(opts.header_dir, files.header)
+    put(opts.rc_dir, files.resources)
+    if opts.dbg_dir is not None:
+        put(opts.dbg_dir, files.debug)
+    return _Plan(groups, diags)
+
+
+def _manifest(opts: McOptions, diags: list[Diagnostic]) -> _ManifestPart | None:
+    """Validate the manifest (and what -w, -W and -t check) and make its header."""
+    from ..header import HeaderOptions, build_header, message_ids
+    from ..mcexe import baseline, winmeta_file
+    from ..validate import check_file
+    from ..wevt import output_diagnostics
 
     checked = check_file(opts.manifest)
-    diags = [d for d in checked.diagnostics if d.severity != Severity.NOTE]
+    diags += [d for d in checked.diagnostics if d.severity != Severity.NOTE]
     manifest = checked.manifest
     if not checked.ok or manifest is None:
-        return _Plan({}, diags)
+        return None
+    if opts.schema is not None:
+        diags += _schema_check(opts.schema, opts.manifest)
     hopts = HeaderOptions(
         kernel=opts.kernel,
+        logging=opts.mode is not None,
         write_prefix=opts.write_prefix,
         strip_prefix=opts.strip_prefix,
         customer_bit=opts.customer_bit,
     )
     ids = message_ids(manifest, hopts)
+    if opts.winmeta is not None:
+        winmeta, problems = winmeta_file.read_winmeta(opts.winmeta)
+        diags += problems
+        if winmeta is not None:
+            ids = winmeta_file.with_texts(ids, winmeta)
     diags += output_diagnostics(manifest)
     if opts.max_length is not None:
         diags += _long_messages(manifest, ids, opts.max_length)
     if opts.check_dir is not None:
-        diags += _baseline_check(manifest, Path(opts.check_dir) / f"{_base(opts)}.BIN")
+        try:
+            diags += baseline.check_against(manifest, opts.check_dir)
+        except baseline.NoBaseline as e:
+            raise UsageError(f"-t: {e}") from None
     header = build_header(manifest, hopts, ids=ids)
     diags += header.diagnostics
     if has_errors(diags):
-        return _Plan({}, diags)
-    base = opts.base if opts.base is not None else default_base(opts.manifest)
-    binaries = binary_outputs(
-        manifest, base, prefixed=opts.base_names or opts.base is not None, ids=ids
-    )
-    binaries[f"{base}.rc"] = _encode(binaries[f"{base}.rc"], opts.encoding)
-    groups: dict[str, dict[str, bytes]] = {}
-    groups.setdefault(opts.header_dir, {})[f"{base}.{opts.ext}"] = _encode(
-        header.text, opts.encoding
-    )
-    groups.setdefault(opts.rc_dir, {}).update(binaries)
-    if opts.baseline_dir is not None:
-        groups.setdefault(opts.baseline_dir, {})[f"{base}.BIN"] = binaries[template_file(base)]
-    return _Plan(groups, diags)
+        return None
+    return _ManifestPart(manifest, ids, mctext.encode_text(header.text, opts.encoding, "ascii"))
 
 
-def _base(opts: McOptions) -> str:
-    return opts.base if opts.base is not None else default_base(opts.manifest)
+def _schema_check(schema_path: str, manifest_path: str) -> list[Diagnostic]:
+    from ..mcexe import schema_file
+    from ..parse import parse_file
 
-
-def _baseline_check(manifest: Manifest, path: Path) -> list[Diagnostic]:
-    """-t: what ``etwmc diff`` finds between the baseline at ``path`` and ``manifest``
-    (warnings and errors: the changes that break decoders or consumers)."""
-    if not path.is_file():
-        raise UsageError(f"-t: there is no baseline {path} (write one with -s)")
-    old, problems = load(path)
-    if old is None:
+    schema, problems = schema_file.load_schema(schema_path)
+    if schema is None:
         return problems
-    return problems + [d for d in diff_manifests(old, manifest) if d.severity != Severity.NOTE]
+    doc, _ = parse_file(manifest_path)
+    return schema_file.validate(schema, doc.root, manifest_path) if doc is not None else []
+
+
+def _base(opts: McOptions, path: str) -> str:
+    return opts.base if opts.base is not None else default_base(path)
 
 
 def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
@@ -369,16 +486,18 @@ def main(argv: Sequence[str]) -> int:
         print(f"etwmc mc: {e}", file=sys.stderr)
         return 1
     if opts.verbose:
-        for flag in opts.ignored:
-            print(f"etwmc mc: {flag} has no effect on a manifest")
+        alone = "a manifest" if not opts.mc_file else "a message text file"
+        for flag in opts.ignored():
+            print(f"etwmc mc: {flag} has no effect on {alone} alone")
         for p in paths:
             print(f"etwmc mc: wrote {p}")
     return 0
 
 
 DESCRIPTION = (
-    "mc.exe's command line for instrumentation manifests: writes mc's C/C++ header, .rc, "
-    "TEMP.BIN and message tables with mc's names.  Run etwmc mc -? for its options."
+    "mc.exe's command line for instrumentation manifests and message text files (.mc): "
+    "writes mc's C/C++ headers, .rc, TEMP.BIN and message tables with mc's names.  Run "
+    "etwmc mc -? for its options."
 )
 
 

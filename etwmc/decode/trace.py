@@ -1,6 +1,6 @@
 """Turn a trace's records into decoded events, and count what was decoded.
 
-Every record becomes one event object (the JSON Lines of docs/decode.md), by its kind:
+Every record becomes one event object (the JSON Lines of docs/json-lines.md), by its kind:
 
 - a classic (kernel or MOF) record passes through, ``kind: classic``;
 - an event with a TraceLogging schema item decodes with that schema;

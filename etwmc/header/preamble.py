@@ -21,9 +21,11 @@ and mingw-w64's kernel headers, which lack ``EtwSetInformation`` and
 
 from __future__ import annotations
 
-_TOP = """\
+_PRAGMA = """\
 #pragma once
+"""
 
+_NOTES = """
 //
 // How the generated EventWrite macros take event data:
 //
@@ -45,11 +47,15 @@ _TOP = """\
 //   by its 16-bit byte count; _Len_ is then the size of the whole block.  Decoders
 //   understand counted types from Windows 10 version 1809 on.
 //
+"""
 
+_INCLUDES = """
 #include <wmistr.h>
 #include <evntrace.h>
 #include <evntprov.h>
+"""
 
+_INLINE = """
 //
 // ETW_INLINE: how the generated functions are declared.  In C++ and with
 // Microsoft's compiler an inline function may be defined in many translation units;
@@ -63,7 +69,9 @@ _TOP = """\
     #define ETW_INLINE static __inline
   #endif
 #endif
+"""
 
+_SELECTANY = """
 //
 // ETWMC_SELECTANY, ETWMC_SELECTANY_CONST: the provider's constants, enable bits and
 // context are defined in the header itself, once for every translation unit that
@@ -210,6 +218,15 @@ typedef struct _SYSTEMTIME {
 //
 #ifndef MCGEN_EVENT_ENABLED
 #define MCGEN_EVENT_ENABLED(EventName) EventEnabled##EventName()
+#endif
+
+//
+// MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, EventName): the same test for the
+// [Prefix][EventName]_ForContext macros (MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION).
+//
+#ifndef MCGEN_EVENT_ENABLED_FORCONTEXT
+#define MCGEN_EVENT_ENABLED_FORCONTEXT(pContext, EventName) \\
+    EventEnabled##EventName##_ForContext(pContext)
 #endif
 
 //
@@ -548,6 +565,11 @@ McGenEventUnregister(_Inout_ PREGHANDLE RegHandle)
 """
 
 
-def preamble(*, traits: bool) -> str:
-    """The support code; the traits functions only when some provider has traits."""
-    return _TOP + _CONFIG + (_TRAITS if traits else "") + _REGISTER
+def preamble(*, traits: bool, logging: bool = True) -> str:
+    """The support code; the traits functions only when some provider has traits.
+    Without ``logging`` (mc without -um or -km) only what the constants need: the
+    headers that declare GUID and EVENT_DESCRIPTOR, and how they are defined."""
+    if not logging:
+        return _PRAGMA + _INCLUDES + _SELECTANY
+    head = _PRAGMA + _NOTES + _INCLUDES + _INLINE + _SELECTANY
+    return head + _CONFIG + (_TRAITS if traits else "") + _REGISTER

@@ -1,12 +1,17 @@
 """The header's text: one section per provider, the helper functions, the message ids.
 
 Per provider, in mc's order: the provider GUID (and control GUID), the traits macro,
-channel, level, opcode, task and keyword values, the event descriptors; then, unless
-``MCGEN_DISABLE_PROVIDER_CODE_GENERATION`` is defined, the map enums, the enable-bit
-arrays, the context, the registration macros and per event ``EventEnabled<Event>()``,
-``<prefix><Event>(...)`` and ``<prefix><Event>_AssumeEnabled(...)``.  After the
-providers come the ``McTemplate*`` helpers (sorted by name) and ``#define MSG_...``
-for every string that has a message id (sorted by id).
+channel values (each listed channel with a keyword bit also gets
+``<channel symbol>_KEYWORD``, as current mc writes), level, opcode, task and keyword
+values, the event descriptors; then, unless ``MCGEN_DISABLE_PROVIDER_CODE_GENERATION``
+is defined, the map enums, the enable-bit arrays, the context, the registration macros
+and per event ``EventEnabled<Event>()``, ``<prefix><Event>(...)`` and
+``<prefix><Event>_AssumeEnabled(...)``, with their ``_ForContext`` twins behind
+``MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION`` (:mod:`etwmc.header.forcontext`).  After
+the providers come the ``McTemplate*`` helpers (sorted by name) and ``#define MSG_...``
+for every string that has a message id (sorted by id).  Without logging code (mc
+without ``-um`` or ``-km``) a provider's section ends with its descriptors, and there
+are no helpers: the header holds definitions only.
 
 Names (mc's, see manifest-and-mc.md 1.6): ``P`` is the provider's symbol (its name
 made an identifier when it has none), ``N`` the provider name made an identifier.
@@ -24,6 +29,7 @@ from ..descriptors import descriptor, enable_pairs, provider_items, traits_blob
 from ..diagnostics import Diagnostic, Span, diag
 from ..model import Event, Manifest, Map, Provider
 from ..msgids import MessageIds
+from . import forcontext
 from .names import (
     KEYWORDS,
     c_string,
@@ -59,6 +65,7 @@ class Settings:
     kernel: bool
     write_prefix: str
     strip_prefix: str | None
+    logging: bool = True
 
 
 class Names:
@@ -175,9 +182,12 @@ class HeaderWriter:
                 f"ETWMC_SELECTANY_CONST GUID {name} = {guid_initializer(p.control_guid)};",
                 "",
             )
-        self.traits(p, n)
+        if self.s.logging:
+            self.traits(p, n)
         self.values(p, n)
         self.descriptors(p, n)
+        if not self.s.logging:
+            return
         self.out(*_DISABLE_NOTE, "")
         for m in p.maps:
             self.map_enum(m)
@@ -262,12 +272,20 @@ class HeaderWriter:
                 ],
             ),
         ]
+        bits = {
+            (c.symbol or f"{n.sym}_CHANNEL_{sanitize(c.chid or c.name)}"): c.keyword_bit
+            for c in items.channels
+        }
         for title, rows in groups:
             if rows:
                 self.out(*_section(title))
                 for name, value, what, span in rows:
                     d(name, what, span, hexnum(value))
                     self.out(f"#define {name} {hexnum(value)}")
+                    if title == "Channel" and bits.get(name):
+                        keyword = f"{name}_KEYWORD"
+                        d(keyword, f"the keyword bit of {what}", span, hexnum(bits[name]))
+                        self.out(f"#define {keyword} {hexnum(bits[name])}")
                 self.out("")
         tasks = [t for t in p.tasks if not t.builtin]
         if tasks:
@@ -409,6 +427,17 @@ class HeaderWriter:
             d(macro, f"the registration macro of {what}", p.span, f"{params} {body}")
             self.out("//", *[f"// {line}" for line in note], "//")
             self.out(f"#ifndef {macro}", f"#define {macro}{params} {body}", "#endif", "")
+        lines, defined = forcontext.provider_lines(
+            ident=n.ident,
+            guid=guid,
+            pairs=len(pairs),
+            traits=n.traits,
+            has_traits=bool(traits_blob(p)),
+            register_part=n.register_part,
+        )
+        for name, text in defined:
+            d(name, f"the context code of {what}", p.span, text)
+        self.out(*lines)
 
     def event_macros(self, n: ProviderNames, e: Event, bit: int) -> None:
         sym = n.event(e)
@@ -431,7 +460,9 @@ class HeaderWriter:
             )
         enabled = f"EventEnabled{base}"
         write = f"{self.s.write_prefix}{base}"
+        check_type = forcontext.check_function(n.ident)
         body_names = {sym, base, n.context, h.name, enabled, "MCGEN_EVENT_ENABLED"}
+        body_names |= {"pContext", check_type, "MCGEN_EVENT_ENABLED_FORCONTEXT"}
         args = _unique_args(("Activity",) if self.s.kernel else (), h.arg_names, body_names)
         arglist = ", ".join(args)
         call = f"{h.name}(&{n.context}, &{sym}" + "".join(f", {a}" for a in args) + ")"
@@ -453,6 +484,18 @@ class HeaderWriter:
         self.out(f"#define {write}({arglist}) \\")
         self.out(f"        MCGEN_EVENT_ENABLED({base}) \\", f"        ? {call} : 0")
         self.out(f"#define {write}_AssumeEnabled({arglist}) \\", f"        {call}", "")
+        lines, defined = forcontext.event_lines(
+            ident=n.ident,
+            base=base,
+            write=write,
+            bit=bit,
+            args=args,
+            helper=h.name,
+            descriptor=sym,
+        )
+        for name, text in defined:
+            d(name, f"the context macro of {what}", e.span, text)
+        self.out(*lines)
 
     # ------------------------------------------------------------------ tail
 

@@ -2,11 +2,14 @@
 
 Layout (MESSAGE_RESOURCE_DATA): u32 block count; per block (u32 low id, u32 high id,
 u32 offset of its first entry from the start of the resource); then the entries of all
-blocks in id order: u16 length (header and padding included), u16 flags (1 = UTF-16),
-text.  mc writes every manifest string as UTF-16LE text + ``"\\r\\n"`` + NUL, zero-padded
-to a multiple of 4, with each line feed of the string written as CR LF
-(:func:`etwmc.msgformat.table_text`).  Ids are sorted; a block is a run of consecutive
-ids.
+blocks in id order: u16 length (header and padding included), u16 flags (0 = ANSI, in a
+code page; 1 = UTF-16LE; 2 = UTF-8), the text, its NUL terminator (one byte, two for
+UTF-16) and zero bytes up to a multiple of 4.  mc writes every manifest string as
+UTF-16LE text + ``"\\r\\n"`` + NUL, with each line feed of the string written as CR LF
+(:func:`etwmc.msgformat.table_text`); a message text file's texts are stored as written
+(:mod:`etwmc.mctext`), in any of the three encodings.  Ids are sorted; a block is a run
+of consecutive ids.  :func:`encode_table` writes entries of any encoding;
+:func:`encode_messages` is the manifest's case.
 
 Only strings some item refers to get an entry (plus ``<messageTable>`` entries and the
 winmeta texts of the predefined items used).  One table per ``<resources culture>``,
@@ -23,8 +26,12 @@ from ..msgformat import table_text
 from ..msgids import MessageIds, message_ids
 from .xmltext import describe, first_bad_char, utf16_offset
 
+MESSAGE_RESOURCE_ANSI = 0
 MESSAGE_RESOURCE_UNICODE = 1
+MESSAGE_RESOURCE_UTF8 = 2
 _SUFFIX = "\r\n\0"
+# The largest entry a u16 length holds, header and padding included.
+MAX_ENTRY = 0xFFFC
 
 
 class MessageTableError(ValueError):
@@ -50,33 +57,60 @@ def fits(text: str) -> bool:
     return len(_entry_text(table_text(text))) + 4 <= 0xFFFF
 
 
-def encode_messages(messages: Mapping[int, str]) -> bytes:
-    """A message table holding ``messages`` (id -> text as stored, see
-    :func:`culture_messages`)."""
-    ids = sorted(messages)
+# One entry: its flags and its encoded text with the terminator, not yet padded.  A
+# plain pair: this module is on the path of every lint, which must stay cheap to start.
+TableEntry = tuple[int, bytes]
+
+
+def entry_size(entry: TableEntry) -> int:
+    """An entry's length field: header, text, terminator and padding."""
+    return (4 + len(entry[1]) + 3) & ~3
+
+
+def text_entry(
+    text: str, flags: int = MESSAGE_RESOURCE_UNICODE, codec: str = "cp1252"
+) -> TableEntry:
+    """The entry storing ``text`` exactly (line ends included) in the encoding ``flags``
+    names; ``codec`` is the code page of an ANSI entry.  Raises UnicodeEncodeError when
+    the code page cannot hold the text."""
+    if flags == MESSAGE_RESOURCE_UNICODE:
+        return flags, (text + "\0").encode("utf-16-le", "surrogatepass")
+    if flags == MESSAGE_RESOURCE_UTF8:
+        return flags, (text + "\0").encode("utf-8")
+    return flags, text.encode(codec) + b"\0"
+
+
+def encode_table(entries: Mapping[int, TableEntry]) -> bytes:
+    """A message table holding ``entries`` (id -> entry); raises
+    :class:`MessageTableError` for an entry longer than a u16 length allows."""
+    ids = sorted(entries)
     blocks: list[list[int]] = []
     for mid in ids:
         if blocks and blocks[-1][1] + 1 == mid:
             blocks[-1][1] = mid
         else:
             blocks.append([mid, mid])
-    entries: list[bytes] = []
-    for mid in ids:
-        data = _entry_text(messages[mid])
-        if len(data) + 4 > 0xFFFF:
-            raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
-        entries.append(struct.pack("<HH", len(data) + 4, MESSAGE_RESOURCE_UNICODE) + data)
     out = bytearray(struct.pack("<I", len(blocks)))
     offset = 4 + 12 * len(blocks)
     k = 0
     for lo, hi in blocks:
         out += struct.pack("<III", lo, hi, offset)
         while k < len(ids) and ids[k] <= hi:
-            offset += len(entries[k])
+            offset += entry_size(entries[ids[k]])
             k += 1
-    for e in entries:
-        out += e
+    for mid in ids:
+        flags, data = entries[mid]
+        size = entry_size(entries[mid])
+        if size > MAX_ENTRY:
+            raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
+        out += struct.pack("<HH", size, flags) + data + b"\0" * (size - 4 - len(data))
     return bytes(out)
+
+
+def encode_messages(messages: Mapping[int, str]) -> bytes:
+    """A message table holding ``messages`` (id -> text as stored, see
+    :func:`culture_messages`)."""
+    return encode_table({mid: text_entry(text + "\r\n") for mid, text in messages.items()})
 
 
 def culture_messages(manifest: Manifest, res: Resources, ids: MessageIds) -> dict[int, str]:
@@ -160,12 +194,14 @@ def read_message_table(data: bytes, *, xml_text: bool = False) -> dict[int, str]
                     if len(raw) % 2:
                         raw = raw[:-1]
                     text = raw.decode("utf-16-le")
+                elif flags & MESSAGE_RESOURCE_UTF8:
+                    text = raw.decode("utf-8")
                 else:
                     # ANSI text is in an unknown code page: show what cannot be mapped.
                     text = raw.decode("cp1252", errors="replace")
             except UnicodeDecodeError as exc:
                 raise MessageTableError(
-                    f"message 0x{mid:08X}: text is not valid UTF-16 ({exc.reason}) "
+                    f"message 0x{mid:08X}: text is not valid {exc.encoding.upper()} ({exc.reason}) "
                     f"at offset {off + 4 + exc.start}"
                 ) from None
             bad = first_bad_char(text.rstrip("\0")) if xml_text else None
