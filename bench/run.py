@@ -32,7 +32,9 @@ is used.  The baselines:
   most 0.9x the plain way.
 
 In-process costs of generated event functions come from ``bench_runtime.py`` (run as
-a child, its ratios printed as they are).  Exit status 1 when a target is missed.
+a child, its ratios printed as they are); the language server's time from an edit to
+its diagnostics from ``bench_lsp.py`` (likewise).  Exit status 1 when a target is
+missed.
 """
 
 from __future__ import annotations
@@ -385,6 +387,7 @@ def main() -> int:
             "import-large",
             "decode",
             "runtime",
+            "lsp",
         ),
     )
     args = ap.parse_args()
@@ -425,6 +428,16 @@ def main() -> int:
             text=True,
         )
         print(re.sub(r"(?m)^", "  ", proc.stdout.rstrip()))
+        missed += proc.returncode != 0
+    if args.only in (None, "lsp"):
+        # A latency an editor's user sees (wall time, the server's CPU shown beside it).
+        print("\n[lsp] bench_lsp.py (etwmc lsp over stdio, edits to ClrEtwAll.man)")
+        proc = subprocess.run(
+            [PY, str(BENCH / "bench_lsp.py"), *(["--edits", "5"] if args.quick else [])],
+            capture_output=True,
+            text=True,
+        )
+        print(re.sub(r"(?m)^", "  ", (proc.stdout + proc.stderr).rstrip()))
         missed += proc.returncode != 0
     return 1 if missed else 0
 

@@ -15,16 +15,20 @@ from pathlib import Path
 
 from .compile import output_checks
 from .diagnostics import Diagnostic, finalize
+from .model import Manifest
 from .validate import check_bytes, check_file
 
 
 @dataclass(frozen=True, slots=True)
 class Linted:
-    """One manifest's diagnostics, and its source lines (for suppression comments)."""
+    """One manifest's diagnostics, its source lines (for suppression comments), and its
+    model whenever the document could be read (for an editor's requests: complete only
+    when no diagnostic is an error)."""
 
     path: str
     diagnostics: list[Diagnostic]
     lines: Sequence[str] = ()
+    manifest: Manifest | None = None
 
 
 def lint_file(path: str | Path, data: bytes | None = None) -> Linted:
@@ -36,7 +40,7 @@ def lint_file(path: str | Path, data: bytes | None = None) -> Linted:
     diags = list(checked.diagnostics)
     if checked.ok and checked.manifest is not None:
         diags.extend(output_checks(checked.manifest))
-    return Linted(str(path), finalize(diags), checked.lines)
+    return Linted(str(path), finalize(diags), checked.lines, checked.manifest)
 
 
 def lint_files(files: Sequence[str | Path], *, werror: bool = False) -> list[Diagnostic]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -230,6 +231,20 @@ def parse_file(path: str | Path) -> tuple[Document | None, list[Diagnostic]]:
     return parse_bytes(data, str(path))
 
 
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines, broken where XML breaks lines (LF, CR LF, CR) and nowhere else:
+    ``str.splitlines`` also breaks at U+2028, U+0085 and other characters a manifest may
+    hold in its text, which would shift every later line against libxml2's numbering
+    (and against an editor's, which counts as XML does)."""
+    lines = _LINE_BREAK.split(text)
+    if lines[-1] == "":
+        lines.pop()  # a final line break ends the last line; it starts no new one
+    return lines
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _decode_lines(data: bytes, declared: str | None) -> list[str]:
     """Decode the source for column lookups; falls back gracefully (columns are a nicety)."""
     for bom, enc in (
@@ -238,16 +253,16 @@ def _decode_lines(data: bytes, declared: str | None) -> list[str]:
         (codecs.BOM_UTF16_BE, "utf-16"),
     ):
         if data.startswith(bom):
-            return data.decode(enc, "replace").splitlines()
+            return split_lines(data.decode(enc, "replace"))
     if data[:2] == b"<\x00":
-        return data.decode("utf-16-le", "replace").splitlines()
+        return split_lines(data.decode("utf-16-le", "replace"))
     if data[:2] == b"\x00<":
-        return data.decode("utf-16-be", "replace").splitlines()
+        return split_lines(data.decode("utf-16-be", "replace"))
     enc = declared or "utf-8"
     try:
-        return data.decode(enc, "replace").splitlines()
+        return split_lines(data.decode(enc, "replace"))
     except LookupError:
-        return data.decode("utf-8", "replace").splitlines()
+        return split_lines(data.decode("utf-8", "replace"))
 
 
 def _sniff_utf16_without_bom(data: bytes) -> bytes:

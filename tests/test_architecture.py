@@ -22,6 +22,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.__main__",),
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
+    ("etwmc.lsp",),  # the language server: on the validation pipeline, beside the commands
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
     # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
     ("etwmc.lint", "etwmc.mcexe"),

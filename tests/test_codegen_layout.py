@@ -143,3 +143,38 @@ def test_class_head(name: str, base: str) -> None:
     body = "        V = 1\n"
     text = "class P:\n" + layout.class_head("    ", name, base) + "\n" + body
     assert black_check(f"class P:\n    class {name}({base}):\n{body}") == text
+
+
+STRING_PIECES = st.sampled_from(
+    [("_u16", 'b"\\x00\\x00"'), ("_ansi", 'b"\\x00"'), (None, 'b"\\x00"')]
+)
+
+
+@EXAMPLES
+@given(
+    st.booleans(),
+    st.lists(
+        st.one_of(
+            st.tuples(st.just("call"), st.sampled_from(["_s0.pack", "_s12.pack"]),
+                      st.lists(NAMES.map(lambda n: n.lower()[:60]), min_size=1, max_size=12)),
+            st.tuples(STRING_PIECES, st.integers(1, 200).map(lambda n: "p" * n)),
+        ),
+        min_size=2,
+        max_size=4,
+    ),
+)  # fmt: skip
+def test_join(nested: bool, parts: list[tuple[object, ...]]) -> None:
+    pieces: list[layout.Piece] = []
+    for part in parts:
+        if part[0] == "call":
+            pieces.append(("call", str(part[1]), list(part[2])))  # type: ignore[arg-type]
+        else:
+            (function, end), name = part  # type: ignore[misc]
+            pieces += [("encode", function, name), ("atom", None, end)]
+    head = "def f():\n    if x:\n        try:\n" if nested else "def f():\n    try:\n"
+    indent = " " * (12 if nested else 8)
+    tail = f"{indent[4:]}except Exception:\n{indent}pass\n"
+    texts = ", ".join(layout._piece(p) for p in pieces)
+    one_line = f'{indent}_payload = b"".join(({texts}))\n'
+    text = layout.join(indent, "_payload =", pieces) + "\n"
+    assert black_check(head + one_line + tail) == head + text + tail

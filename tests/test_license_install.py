@@ -1,6 +1,7 @@
-"""What ``pip install 'etwmc[compiler]'`` installs carries no GPL-family licence but the
-LGPL: the wheel built from this checkout goes into a fresh virtual environment (from the
-package index pip is configured with), and every distribution there is read.
+"""What ``pip install 'etwmc[compiler]'`` (and ``'etwmc[lsp]'``, the language server)
+installs carries no GPL-family licence but the LGPL: the wheel built from this checkout
+goes into a fresh virtual environment (from the package index pip is configured with),
+and every distribution there is read; and no extra pins a dependency to one version.
 
 Every new dependency is checked so (CONTRIBUTING.md)."""
 
@@ -43,7 +44,14 @@ def _run(argv: list[str], cwd: Path) -> str:
 
 
 @pytest.mark.skipif(os.environ.get("ETWMC_SKIP_INSTALL") == "1", reason="ETWMC_SKIP_INSTALL=1")
-def test_compiler_extra_installs_no_gpl(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ("compiler", {"etwmc", "lxml", "pathspec"}),
+        ("lsp", {"etwmc", "lxml", "pygls", "lsprotocol"}),
+    ],
+)
+def test_an_extra_installs_no_gpl(tmp_path: Path, extra: str, expected: set[str]) -> None:
     wheels = tmp_path / "wheels"
     _run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
@@ -54,10 +62,22 @@ def test_compiler_extra_installs_no_gpl(tmp_path: Path) -> None:
     env = tmp_path / "env"
     venv.EnvBuilder(with_pip=True).create(env)
     python = env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    _run([str(python), "-m", "pip", "install", "-q", f"{wheel}[compiler]"], tmp_path)
+    _run([str(python), "-m", "pip", "install", "-q", f"{wheel}[{extra}]"], tmp_path)
     found = json.loads(_run([str(python), "-c", _LIST], tmp_path))
     names = {d["name"].lower() for d in found}
-    assert {"etwmc", "lxml", "pathspec"} <= names
+    assert expected <= names
     assert not any(re.match(r"dissect", n) for n in names), sorted(names)
     bad = [d for d in found if copyleft(d["expression"], d["license"], d["classifiers"])]
     assert bad == [], bad
+
+
+@pytest.mark.parametrize("extra", ["compiler", "lsp"])
+def test_an_extra_pins_nothing_exactly(extra: str) -> None:
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    table = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    for text in table["project"]["optional-dependencies"][extra]:
+        req = Requirement(text)
+        assert not any(s.operator in ("==", "===") for s in req.specifier), text

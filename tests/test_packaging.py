@@ -87,7 +87,8 @@ def test_classifiers(metadata: email.message.Message, wheel: zipfile.ZipFile) ->
 
 
 def test_no_development_extra_and_no_exact_pin(metadata: email.message.Message) -> None:
-    assert metadata.get_all("Provides-Extra") == ["compiler"]
+    # What users install: the compiler, and the language server for editors.
+    assert sorted(metadata.get_all("Provides-Extra")) == ["compiler", "lsp"]
     from packaging.requirements import Requirement
 
     requirements = [Requirement(r) for r in metadata.get_all("Requires-Dist", [])]

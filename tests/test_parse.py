@@ -312,3 +312,38 @@ def test_a_manifest_without_events_gets_a_note() -> None:
     assert all(d.severity.label == "note" for d in diags)
     doc, diags = parse_bytes(MINIMAL.encode(), "m.man")
     assert doc is not None and diags == []
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_lines_break_where_xml_breaks_them(separator: str) -> None:
+    """A character Python's splitlines breaks at but XML does not (U+2028, U+2029,
+    U+0085) leaves every later line where libxml2 and editors number it, so a
+    diagnostic's column is found on the right line."""
+    manifest = (
+        '<instrumentationManifest xmlns="http://schemas.microsoft.com/win/2004/08/events"\n'
+        '    xmlns:win="http://manifests.microsoft.com/win/2004/08/windows/events">\n'
+        "  <instrumentation><events>\n"
+        '    <provider name="P" guid="{11111111-2222-3333-4444-555555555555}" symbol="P">\n'
+        f"      <!-- one{separator}two -->\n"
+        "      <events>\n"
+        '        <event value="1" symbol="Alpha" level="win:Informational"/>\n'
+        '        <event value="2" symbol="B" level="win:Bogus"/>\n'
+        "      </events>\n"
+        "    </provider>\n"
+        "  </events></instrumentation>\n"
+        "</instrumentationManifest>\n"
+    )
+    doc, _ = parse_bytes(manifest.encode(), "in.man")
+    assert doc is not None
+    assert len(doc.lines) == 12 and doc.lines[4] == f"      <!-- one{separator}two -->"
+    checked = check_bytes(manifest.encode(), "in.man")
+    unknown = [d for d in checked.diagnostics if d.code == "ETW401"]
+    assert [(d.span.line, d.span.col) for d in unknown] == [(8, 37)]
+
+
+def test_split_lines_counts_as_xml_does() -> None:
+    from etwmc.parse import split_lines
+
+    assert split_lines("a\r\nb\rc\nd\n") == ["a", "b", "c", "d"]
+    assert split_lines("a\u2028b\x85c\x0cd") == ["a\u2028b\x85c\x0cd"]
+    assert split_lines("") == [] and split_lines("\n\n") == ["", ""]

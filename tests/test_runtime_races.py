@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO, generate, load
 
-from etwmc.runtime import ProviderRuntime, pack_descriptor, read_events
+from etwmc.runtime import EventRecord, ProviderRuntime, pack_descriptor, read_events
+from etwmc.runtime.backends import delivery
 from etwmc.runtime.backends.inproc import InProcBackend
 
 GUID = uuid.UUID("5e55105e-0000-4000-8000-0000000000a1")
@@ -36,6 +37,14 @@ def busy_switching() -> Iterator[None]:
         yield
     finally:
         sys.setswitchinterval(previous)
+
+
+@pytest.fixture(params=["lock-free", "locked"])
+def write_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both write paths: the common case without the lock (a build with the GIL) and
+    every write under the lock (a free-threaded build)."""
+    monkeypatch.setattr(delivery, "_GIL", [request.param == "lock-free"])
+    return str(request.param)
 
 
 def _writers(
@@ -152,3 +161,136 @@ def test_start_helpers_never_write_an_event_without_its_payload(tmp_path: Path) 
         session.stop()
     assert empty == [], f"{len(empty)} of {calls} calls wrote an event without its payload"
     assert taken, "the toggling never enabled a call: the test did not exercise the race"
+
+
+# -- the lock-free write path: one session with a memory store and nothing else ------------
+
+
+def _stream(provider: ProviderRuntime) -> Callable[[threading.Event], None]:
+    """A writer whose payloads say which of its events each one is."""
+
+    def work(stop: threading.Event) -> None:
+        n = 0
+        while not stop.is_set():
+            provider.write(DESCRIPTOR, n.to_bytes(8, "little"))
+            n += 1
+
+    return work
+
+
+def test_writers_count_and_keep_every_event(write_path: str) -> None:
+    backend = InProcBackend()
+    provider = ProviderRuntime(GUID, "Races").register(backend)
+    session = backend.session(buffer=100_000).enable(GUID)
+    native: set[int] = set()
+
+    def writer() -> None:
+        native.add(threading.get_native_id())
+        for _ in range(3_000):
+            provider.write(DESCRIPTOR, b"w")
+
+    threads = [threading.Thread(target=writer) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    provider.unregister()
+    assert session.delivered == 18_000
+    events = session.events()
+    assert len(events) == 18_000
+    assert {e.thread_id for e in events} == native
+
+
+@pytest.mark.parametrize("change", ["stop", "disable", "unregister"])
+def test_nothing_lands_after_a_change_returns(change: str, write_path: str) -> None:
+    """Writers race a stop, a disable or an unregistration: once it has returned, the
+    session's count no longer moves, and its store holds what it counts."""
+    backend = InProcBackend()
+    provider = ProviderRuntime(GUID, "Races").register(backend)
+    stop, threads = _writers(2, _stream(provider))
+    late = []
+    try:
+        deadline = time.monotonic() + 0.3
+        rounds = 0
+        while time.monotonic() < deadline or rounds < 10:
+            rounds += 1
+            if not provider.registered:
+                provider.register(backend)
+            session = backend.session(f"s{rounds}", buffer=1_000_000).enable(GUID)
+            while session.delivered < 20:
+                time.sleep(0)
+            if change == "stop":
+                session.stop()
+            elif change == "disable":
+                session.disable(GUID)
+            else:
+                provider.unregister()
+            taken = session.delivered
+            time.sleep(0.001)  # the writers go on meanwhile
+            if (session.delivered, len(session.events())) != (taken, taken):
+                late.append((rounds, taken, session.delivered, len(session.events())))
+            session.stop()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        provider.unregister()
+    assert late == [], f"{len(late)} of {rounds} changes let events in after they returned"
+
+
+def test_a_new_consumer_sees_every_event_stored_after_it_was_set(write_path: str) -> None:
+    backend = InProcBackend()
+    provider = ProviderRuntime(GUID, "Races").register(backend)
+    stop, threads = _writers(2, _stream(provider))
+    missed = []
+    try:
+        deadline = time.monotonic() + 0.3
+        rounds = 0
+        while time.monotonic() < deadline or rounds < 10:
+            rounds += 1
+            session = backend.session(f"s{rounds}", buffer=1_000_000).enable(GUID)
+            while session.delivered < 20:
+                time.sleep(0)
+            seen: set[tuple[int, bytes]] = set()
+
+            def consume(record: EventRecord, seen: set[tuple[int, bytes]] = seen) -> None:
+                seen.add((record.thread_id, record.user_data))
+
+            session.consumer = consume
+            before = session.delivered  # stored before this line: maybe seen, maybe not
+            while len(seen) < 20:
+                time.sleep(0)
+            session.stop()
+            later = {(r.thread_id, r.user_data) for r in session.events()[before:]}
+            if not later <= seen:
+                missed.append((rounds, len(later - seen)))
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+        provider.unregister()
+    assert missed == [], f"{len(missed)} of {rounds} consumers missed stored events"
+
+
+def test_a_build_without_the_gil_writes_every_event_under_the_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the lock-free path's ordering cannot be relied on, no writer publishes the
+    routes it writes through: each write is made under the backend's lock."""
+    monkeypatch.setattr(delivery, "_GIL", [False])
+    backend = InProcBackend()
+    provider = ProviderRuntime(GUID, "Races").register(backend)
+    session = backend.session(buffer=10).enable(GUID)
+    published = []
+    real_write = delivery._write
+
+    def spy(*args: object) -> int:
+        published.append(delivery.local_states.__dict__.get("state"))
+        return real_write(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(delivery, "_write", spy)
+    for _ in range(3):
+        provider.write(DESCRIPTOR, b"w")
+    provider.unregister()
+    assert len(published) == 3
+    assert session.delivered == 3 and len(session.events()) == 3

@@ -32,4 +32,5 @@ COMMANDS: tuple[Command, ...] = (
     Command("diff", "report changes between two manifests that break decoders or consumers"),
     Command("guid", "the provider GUID derived from a name (EventSource/TraceLogging rule)"),
     Command("rule", "explain a diagnostic code: meaning, mc.exe's behaviour, example, fix"),
+    Command("lsp", "the language server for editors (stdio): diagnostics, completion, hover..."),
 )

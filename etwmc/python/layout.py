@@ -27,6 +27,10 @@ The shapes, and black's rule for each (the tests compare every one with black):
 * :func:`concat` — ``target op left + right`` where ``left`` is ``f(name)[0]`` or
   ``name.encode()``: the value goes between parentheses, then splits before ``+``, then
   inside ``left``'s brackets.
+* :func:`join` — ``target b"".join((piece, ...))``, each piece a call with atom
+  arguments, ``f(name)[0]``, ``name.encode()`` or a literal: the tuple goes on a line of
+  its own, then one piece per line with a trailing comma added, each split inside its
+  own brackets as needed.
 * :func:`class_head` — ``class NAME(base):``: the base goes on a line of its own.
 
 Every shape starts with a head of bounded length (a fixed name, an indentation, or a
@@ -102,6 +106,45 @@ def call(indent: str, head: str, arguments: Sequence[str], tail: str = "") -> st
     if len(body) > LINE_LENGTH:
         body = "\n".join(f"{indent}    {a}," for a in arguments)
     return f"{indent}{head}(\n{body}\n{indent}){tail}"
+
+
+# A piece of a join: ("call", head, arguments), ("encode", function or None, name) for
+# ``function(name)[0]`` or ``name.encode()``, or ("atom", text).
+Piece = tuple[str, str | None, Sequence[str] | str]
+
+
+def _piece(piece: Piece) -> str:
+    kind, a, b = piece
+    if kind == "call":
+        return f"{a}({', '.join(b)})"
+    if kind == "encode":
+        return f"{a}({b})[0]" if a else f"{b}.encode()"
+    return str(b)
+
+
+def join(indent: str, target: str, pieces: Sequence[Piece]) -> str:
+    """``target b"".join((pieces))`` at ``indent`` (``target`` ends with ``=``)."""
+    texts = [_piece(p) for p in pieces]
+    line = f'{indent}{target} b"".join(({", ".join(texts)}))'
+    if len(line) <= LINE_LENGTH:
+        return line
+    inner = indent + "    "
+    body = f"{inner}({', '.join(texts)})"
+    if len(body) > LINE_LENGTH:
+        item = inner + "    "
+        lines = []
+        for (kind, a, b), text in zip(pieces, texts, strict=True):
+            if kind == "call":
+                assert a is not None and not isinstance(b, str)
+                lines.append(call(item, a, b, ","))
+            elif len(f"{item}{text},") <= LINE_LENGTH or kind != "encode" or a is None:
+                lines.append(f"{item}{text},")
+            elif len(f"{item}{a}({b})[") <= LINE_LENGTH:
+                lines.append(f"{item}{a}({b})[\n{item}    0\n{item}],")
+            else:
+                lines.append(f"{item}{a}(\n{item}    {b}\n{item})[0],")
+        body = "\n".join([f"{inner}(", *lines, f"{inner})"])
+    return f'{indent}{target} b"".join(\n{body}\n{indent})'
 
 
 def struct_assign(name: str, fmt: str, pointers: bool) -> str:

@@ -89,16 +89,25 @@ class Plan:
 
 
 def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
-    out: list[str] = []
-    for statement in statements:
-        target = "_payload +=" if out else "_payload ="
+    """One statement: a run of scalars packed, or a string and its terminator; several
+    are joined in one ``b"".join``, which copies each piece once (concatenating them one
+    after the other copies the payload built so far at every step)."""
+    if len(statements) == 1:
+        [statement] = statements
         if len(statement) == 2:
             var, args = statement
-            out.append(call(pad, f"{target} {var}.pack", args))
+            return [call(pad, f"_payload = {var}.pack", args)]
+        function, name, end = statement
+        return [layout.concat(pad, "_payload =", function, name, end)]
+    pieces: list[layout.Piece] = []
+    for statement in statements:
+        if len(statement) == 2:
+            var, args = statement
+            pieces.append(("call", f"{var}.pack", args))
         else:
             function, name, end = statement
-            out.append(layout.concat(pad, target, function, name, end))
-    return out
+            pieces += [("encode", function, name), ("atom", None, end)]
+    return [layout.join(pad, "_payload =", pieces)]
 
 
 def call(indent: str, head: str, arguments: list[str], tail: str = "") -> str:

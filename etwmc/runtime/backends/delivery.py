@@ -2,14 +2,18 @@
 
 Per registration and descriptor, a :class:`Route` caches the sessions that want the
 event (recomputed whenever an enable changes: the backend replaces the registration's
-``routes`` dictionary), so that writing costs a dictionary lookup, a timestamp, a lock
-and one tuple per event; records are built when a session is read.
+``routes`` dictionary), so that writing costs a dictionary lookup, a timestamp and one
+tuple per event; records are built when a session is read.
 
 :func:`make_sender` builds a provider's write function for one registration with that
 path inlined (what :meth:`InProcBackend.bind_writer
 <etwmc.runtime.backends.inproc.InProcBackend.bind_writer>` gives
 :class:`~etwmc.runtime.provider.ProviderRuntime`): one call per event after the
-generated function's own.
+generated function's own.  The common case, one session with a memory store and
+nothing else, takes no lock: it appends to the store (a deque, whose appends are
+thread-safe) and counts the event on the session's tally (an ``itertools.count``,
+advanced atomically under the GIL), and a control operation that replaces the routes
+waits for such writers (:mod:`.writers`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from .base import (
     EnableCallback,
 )
 from .session import Enablement, RawEvent, Session
+from .writers import WriterState, local_states, thread_id, writer_state
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
@@ -39,9 +44,6 @@ if TYPE_CHECKING:
 MAX_ROUTES = 4096  # generated modules reuse a few descriptor constants
 Target = tuple[Session, Enablement]
 
-_native_id = threading.get_native_id
-# Each thread's native id, asked of the system once per thread (a system call each time).
-_this_thread = threading.local()
 # The process id stamped on records: read once, refreshed in a forked child.
 _pid = os.getpid()
 
@@ -53,15 +55,6 @@ def _after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork)
-
-
-def thread_id() -> int:
-    """The calling thread's native id."""
-    try:
-        return int(_this_thread.id)
-    except AttributeError:
-        _this_thread.id = _native_id()
-        return int(_this_thread.id)
 
 
 class Route:
@@ -144,12 +137,28 @@ def find_route(reg: ProviderHandle, descriptor: bytes) -> Route | int:
     return route
 
 
-def deliver(lock: threading.Lock, sessions: tuple[Session, ...], raw: RawEvent) -> int:
+# What deliver() returns when the routes it was given were replaced before it took the
+# lock (never a Windows status).
+STALE = -1
+
+
+def deliver(
+    lock: threading.Lock,
+    sessions: tuple[Session, ...],
+    raw: RawEvent,
+    reg: ProviderHandle | None = None,
+    routes: dict[bytes, Route] | None = None,
+) -> int:
     """All or nothing for the dependent sessions, room permitting for the independent
-    (``lock`` is the backend's)."""
+    (``lock`` is the backend's).  Given the registration and the routes ``sessions``
+    came from, stores nothing and returns :data:`STALE` when an enable, a disable, a
+    stop or an unregistration replaced those routes before the lock was taken: a
+    change that has returned lets no event chosen under the old rules in."""
     status = ERROR_SUCCESS
     taken: list[Session] = []
     with lock:
+        if reg is not None and reg.routes is not routes:
+            return STALE
         live = [s for s in sessions if not s.stopped]
         dependent = [s for s in live if not s.independent]
         if all(not s.full for s in dependent):
@@ -186,14 +195,15 @@ def make_sender(
     """A write function for ``reg``: ``current()`` gives the activity id of a write
     without one, ``failed(status)`` hears of every refused write (never under ``lock``).
 
-    The common case, a well-formed event that one session without a consumer, file or
-    capacity wants, runs inline; every other case goes through :func:`_write`.
+    The common case, a well-formed event that one session with a memory store and no
+    consumer, file or capacity wants, runs inline and without the lock (see the module
+    docstring); every other case goes through :func:`_write`.
     """
-    this_thread = _this_thread
-    native_id = _native_id
+    if not _gil_guaranteed():
+        return _locked_sender(reg, lock, now, current, failed)
+    states = local_states
     guid = reg.guid
-    acquire = lock.acquire
-    release = lock.release
+    limit = MAX_USER_DATA
 
     def send(
         descriptor: bytes,
@@ -203,38 +213,75 @@ def make_sender(
     ) -> int:
         if activity_id is None:
             activity_id = current()
-        routes = reg.routes
-        try:
-            single = routes[descriptor].single
-        except (KeyError, TypeError):  # not cached yet, or not a descriptor at all
-            single = None
         if (
-            single is None
-            or type(payload) is not bytes
-            or len(payload) > MAX_USER_DATA
-            or (activity_id is not None and len(activity_id) != 16)
-            or (related_activity_id is not None and len(related_activity_id) != 16)
+            type(payload) is bytes
+            and len(payload) <= limit
+            and (activity_id is None or len(activity_id) == 16)
+            and (related_activity_id is None or len(related_activity_id) == 16)
         ):
-            status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
-            if status and failed is not None:
-                failed(status)
-            return status
-        try:
-            tid = this_thread.id
-        except AttributeError:
-            tid = this_thread.id = native_id()
-        raw = (guid, descriptor, now(), _pid, tid, activity_id, related_activity_id, payload)
-        # acquire/release, not `with`: half the cost per event on CPython 3.11.
-        acquire()
-        try:
-            # Unchanged routes: the session did not stop since the lookup.
-            if reg.routes is routes:
-                single.delivered += 1
-                single._store.append(raw)  # type: ignore[union-attr]  # a single has a store
-                return ERROR_SUCCESS
-        finally:
-            release()
-        status = deliver(lock, (single,), raw)
+            try:
+                me: WriterState = states.state
+            except AttributeError:
+                me = writer_state()
+            routes = reg.routes
+            try:
+                # Published, then checked to be still current: a controller that
+                # replaced it waits until this write is stored (see .writers).
+                me.routes = routes
+                try:
+                    single = routes[descriptor].single
+                except (KeyError, TypeError):  # not cached yet, or not a descriptor at all
+                    single = None
+                if single is not None and reg.routes is routes:
+                    single._store.append(  # type: ignore[union-attr]  # a single has a store
+                        (guid, descriptor, now(), _pid, me.tid, activity_id,
+                         related_activity_id, payload)
+                    )  # fmt: skip
+                    next(single._tally)
+                    return ERROR_SUCCESS
+            finally:
+                me.routes = None
+        status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
+        if status and failed is not None:
+            failed(status)
+        return status
+
+    return send
+
+
+_GIL: list[bool] = []
+
+
+def _gil_guaranteed() -> bool:
+    """True unless this is a free-threaded build of CPython (``Py_GIL_DISABLED``), where
+    the lock-free path's ordering argument (see :mod:`.writers`) does not hold; asked
+    once, when the first sender is made, since reading the build's configuration costs
+    a few milliseconds."""
+    if not _GIL:
+        import sysconfig  # read once, only by processes that write in-process
+
+        _GIL.append(not sysconfig.get_config_var("Py_GIL_DISABLED"))
+    return _GIL[0]
+
+
+def _locked_sender(
+    reg: ProviderHandle,
+    lock: threading.Lock,
+    now: Callable[[], int],
+    current: Callable[[], bytes | None],
+    failed: Callable[[int], None] | None,
+) -> Writer:
+    """:func:`make_sender` for a build without the GIL: every write takes the lock."""
+
+    def send(
+        descriptor: bytes,
+        payload: bytes = b"",
+        activity_id: bytes | None = None,
+        related_activity_id: bytes | None = None,
+    ) -> int:
+        if activity_id is None:
+            activity_id = current()
+        status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
         if status and failed is not None:
             failed(status)
         return status
@@ -253,25 +300,31 @@ def _write(
 ) -> int:
     """Every write but the common case of :func:`make_sender`: checks, payload filters,
     several sessions, consumers, files, capacities."""
-    try:
-        found = reg.routes.get(descriptor)
-    except TypeError:
-        found = None
-    route = found if found is not None else find_route(reg, descriptor)
-    if isinstance(route, int):
-        return route
-    if (activity is not None and len(activity) != 16) or (
+    invalid = (activity is not None and len(activity) != 16) or (
         related is not None and len(related) != 16
-    ):
-        return ERROR_INVALID_PARAMETER
-    if type(payload) is not bytes:
-        payload = bytes(payload)
-    if len(payload) > MAX_USER_DATA:
-        return ERROR_ARITHMETIC_OVERFLOW
-    sessions = route.plain
-    if route.checked:
-        sessions = sessions + passing(route.checked, payload)
-    if not sessions:
-        return ERROR_SUCCESS
-    raw = (reg.guid, descriptor, now(), _pid, thread_id(), activity, related, payload)
-    return deliver(lock, sessions, raw)
+    )
+    stamp = now()
+    while True:
+        routes = reg.routes  # the snapshot deliver() checks under the lock
+        try:
+            found = routes.get(descriptor)
+        except TypeError:
+            found = None
+        route = found if found is not None else find_route(reg, descriptor)
+        if isinstance(route, int):
+            return route
+        if invalid:
+            return ERROR_INVALID_PARAMETER
+        if type(payload) is not bytes:
+            payload = bytes(payload)
+        if len(payload) > MAX_USER_DATA:
+            return ERROR_ARITHMETIC_OVERFLOW
+        sessions = route.plain
+        if route.checked:
+            sessions = sessions + passing(route.checked, payload)
+        if not sessions:
+            return ERROR_SUCCESS
+        raw = (reg.guid, descriptor, stamp, _pid, thread_id(), activity, related, payload)
+        status = deliver(lock, sessions, raw, reg, routes)
+        if status != STALE:
+            return status

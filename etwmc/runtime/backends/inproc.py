@@ -41,8 +41,10 @@ process.  The rules are ETW's:
 
 The write path (:mod:`.delivery`) keeps per registration and descriptor the sessions
 that want the event (recomputed whenever an enable changes), so writing costs a
-dictionary lookup, a lock and one tuple per event; records are built when a session is
-read.
+dictionary lookup and one tuple per event, and the common case (one session with a
+memory store and nothing else) takes no lock; records are built when a session is read.
+A change of enables returns once every event written under the old rules is stored
+(:mod:`.writers`).
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 from ..activity import _current as _current_activity
 from ..descriptor import EventDescriptor, unpack_descriptor
@@ -74,8 +77,9 @@ from .base import (
     ERROR_SUCCESS,
     EnableCallback,
 )
-from .delivery import MAX_ROUTES, ProviderHandle, Target, make_sender
+from .delivery import MAX_ROUTES, ProviderHandle, Route, Target, make_sender
 from .session import Enablement, RawEvent, Session, SessionLimitError, make_record
+from .writers import quiesce
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
@@ -179,7 +183,7 @@ class InProcBackend:
                 return ERROR_INVALID_PARAMETER
             handle.traits = bytes(blob)
             handle.group = group
-            calls = self._refresh([handle], None) if group is not None else []
+            calls = self._refresh([handle], None) if group is not None else _NO_CHANGE
         _fire(calls)
         return ERROR_SUCCESS
 
@@ -189,12 +193,14 @@ class InProcBackend:
         with self._lock:
             handle.closed = True
             handle.targets = ()
+            replaced = handle.routes
             handle.routes = {}
             regs = self._registrations.get(handle.guid, [])
             if handle in regs:
                 regs.remove(handle)
             if not regs:
                 self._registrations.pop(handle.guid, None)
+        quiesce([replaced])  # no write through the registration lands after this returns
 
     def write(
         self,
@@ -369,7 +375,7 @@ class InProcBackend:
                 for s, e in r.targets
                 if s is session
             ]
-        _fire(calls)
+        _fire(Changes(calls, []))
 
     def _close(self, session: Session) -> None:
         with self._lock:
@@ -406,13 +412,17 @@ class InProcBackend:
     def _replace_consumer(
         self, session: Session, consumer: Callable[[EventRecord], None] | None
     ) -> None:
+        replaced = []
         with self._lock:
             session._consumer = consumer
             # Cached routes know whether their sessions have a consumer: forget them.
             for regs in self._registrations.values():
                 for reg in regs:
                     if any(s is session for s, _ in reg.targets):
+                        replaced.append(reg.routes)
                         reg.routes = {}
+        # Every event written without the consumer is stored before this returns.
+        quiesce(replaced)
 
     def _record(self, raw: RawEvent) -> EventRecord:
         descriptor = raw[1]
@@ -441,18 +451,19 @@ class InProcBackend:
         found.sort(key=lambda t: t[0])
         return tuple((s, e) for _, s, e in found[:MAX_SESSIONS_PER_PROVIDER])
 
-    def _refresh(
-        self, regs: list[ProviderHandle], enabling: Session | None
-    ) -> list[tuple[ProviderHandle, int, EnableState]]:
+    def _refresh(self, regs: list[ProviderHandle], enabling: Session | None) -> Changes:
         """New targets for ``regs``; the callbacks to fire for those that changed or that
-        ``enabling`` (re)enabled (lock held; the caller fires them after releasing it)."""
-        calls = []
+        ``enabling`` (re)enabled (lock held; the caller fires them after releasing it),
+        and the routes replaced."""
+        calls: list[tuple[ProviderHandle, int, EnableState]] = []
+        replaced: list[dict[bytes, Route]] = []
         for reg in regs:
             if reg.closed:
                 continue
             old = reg.targets
             new = self._targets(reg)
             reg.targets = new
+            replaced.append(reg.routes)
             reg.routes = {}
             renewed = enabling is not None and any(s is enabling for s, _ in new)
             if new != old or renewed:
@@ -460,10 +471,23 @@ class InProcBackend:
                 code = ENABLE_PROVIDER if state.is_enabled else DISABLE_PROVIDER
                 if state.is_enabled or old:
                     calls.append((reg, code, state))
-        return calls
+        return Changes(calls, replaced)
 
 
-def _fire(calls: list[tuple[ProviderHandle, int, EnableState]]) -> None:
-    for reg, code, state in calls:
+class Changes(NamedTuple):
+    """What a change of enables leaves to do once the backend's lock is released."""
+
+    calls: list[tuple[ProviderHandle, int, EnableState]]  # enable callbacks to fire
+    replaced: list[dict[bytes, Route]]  # routes that lock-free writers may still hold
+
+
+_NO_CHANGE = Changes([], [])
+
+
+def _fire(changes: Changes) -> None:
+    """Wait for the writers of the replaced routes (no event the old rules let through
+    is stored after the change returns), then call the enable callbacks."""
+    quiesce(changes.replaced)
+    for reg, code, state in changes.calls:
         if not reg.closed:
             reg.callback(code, state.level, state.match_any, state.match_all)

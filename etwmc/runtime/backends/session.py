@@ -19,6 +19,7 @@ no objects it does not need.
 from __future__ import annotations
 
 import collections
+import itertools
 import os
 import threading
 import uuid
@@ -153,7 +154,12 @@ class Session:
             self._store = []
         else:
             self._store = collections.deque(maxlen=buffer) if buffer is not None else None
-        self.delivered = 0
+        # Events taken under the backend's lock, and the tally the lock-free write path
+        # advances (see .delivery): ``delivered`` adds them up.
+        self._counted = 0
+        self._tally = itertools.count()
+        self._tally_reads = 0
+        self._tally_lock = threading.Lock()
         self.events_lost = 0
         self.consumer_errors = 0
         self.last_error: BaseException | None = None
@@ -269,6 +275,7 @@ class Session:
     def events(self) -> list[EventRecord]:
         """The records in the memory store, oldest first."""
         with self.backend._lock:
+            # One C-level copy: lock-free writers may append meanwhile (see .delivery).
             raws = list(self._store) if self._store is not None else []
         return [self.backend._record(raw) for raw in raws]
 
@@ -289,6 +296,15 @@ class Session:
     @consumer.setter
     def consumer(self, value: Callable[[EventRecord], None] | None) -> None:
         self.backend._replace_consumer(self, value)
+
+    @property
+    def delivered(self) -> int:
+        """How many events the session took."""
+        # Reading the tally advances it too: each read's own step is taken back.
+        with self._tally_lock:
+            reads = self._tally_reads
+            self._tally_reads = reads + 1
+            return self._counted + next(self._tally) - reads
 
     @property
     def file_errors(self) -> int:
@@ -337,7 +353,7 @@ class Session:
 
     def _put(self, raw: RawEvent) -> None:
         """Store one event (the caller holds the backend's lock and checked the room)."""
-        self.delivered += 1
+        self._counted += 1
         if self._store is not None:
             self._store.append(raw)
 

@@ -192,15 +192,23 @@ def write_LogCritical(
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
-        _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(Level)
-        _payload += _u16(Message)[0] + b"\x00\x00"
-        _payload += _u16(Exception_)[0] + b"\x00\x00"
+        _payload = b"".join(
+            (
+                _u16(Logger)[0],
+                b"\x00\x00",
+                _s0.pack(Level),
+                _u16(Message)[0],
+                b"\x00\x00",
+                _u16(Exception_)[0],
+                b"\x00\x00",
+            )
+        )
     except _ENCODING_ERRORS as _exc:
         raise _fail(
             "LogCritical", _T0, _exc, Logger, Level, Message, Exception_
         ) from None
-    return _p0.write(
+    _send = _p0.write
+    return _send(
         _d0,
         _payload,
         None if activity_id is None else activity_id.bytes_le,
@@ -254,13 +262,21 @@ def write_LogError(
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
-        _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(Level)
-        _payload += _u16(Message)[0] + b"\x00\x00"
-        _payload += _u16(Exception_)[0] + b"\x00\x00"
+        _payload = b"".join(
+            (
+                _u16(Logger)[0],
+                b"\x00\x00",
+                _s0.pack(Level),
+                _u16(Message)[0],
+                b"\x00\x00",
+                _u16(Exception_)[0],
+                b"\x00\x00",
+            )
+        )
     except _ENCODING_ERRORS as _exc:
         raise _fail("LogError", _T0, _exc, Logger, Level, Message, Exception_) from None
-    return _p0.write(
+    _send = _p0.write
+    return _send(
         _d1,
         _payload,
         None if activity_id is None else activity_id.bytes_le,
@@ -314,15 +330,23 @@ def write_LogWarning(
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
-        _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(Level)
-        _payload += _u16(Message)[0] + b"\x00\x00"
-        _payload += _u16(Exception_)[0] + b"\x00\x00"
+        _payload = b"".join(
+            (
+                _u16(Logger)[0],
+                b"\x00\x00",
+                _s0.pack(Level),
+                _u16(Message)[0],
+                b"\x00\x00",
+                _u16(Exception_)[0],
+                b"\x00\x00",
+            )
+        )
     except _ENCODING_ERRORS as _exc:
         raise _fail(
             "LogWarning", _T0, _exc, Logger, Level, Message, Exception_
         ) from None
-    return _p0.write(
+    _send = _p0.write
+    return _send(
         _d2,
         _payload,
         None if activity_id is None else activity_id.bytes_le,
@@ -376,13 +400,21 @@ def write_LogInfo(
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
-        _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(Level)
-        _payload += _u16(Message)[0] + b"\x00\x00"
-        _payload += _u16(Exception_)[0] + b"\x00\x00"
+        _payload = b"".join(
+            (
+                _u16(Logger)[0],
+                b"\x00\x00",
+                _s0.pack(Level),
+                _u16(Message)[0],
+                b"\x00\x00",
+                _u16(Exception_)[0],
+                b"\x00\x00",
+            )
+        )
     except _ENCODING_ERRORS as _exc:
         raise _fail("LogInfo", _T0, _exc, Logger, Level, Message, Exception_) from None
-    return _p0.write(
+    _send = _p0.write
+    return _send(
         _d3,
         _payload,
         None if activity_id is None else activity_id.bytes_le,
@@ -436,13 +468,21 @@ def write_LogDebug(
     if _kw is not _KW:
         raise _keyword_only(_kw)
     try:
-        _payload = _u16(Logger)[0] + b"\x00\x00"
-        _payload += _s0.pack(Level)
-        _payload += _u16(Message)[0] + b"\x00\x00"
-        _payload += _u16(Exception_)[0] + b"\x00\x00"
+        _payload = b"".join(
+            (
+                _u16(Logger)[0],
+                b"\x00\x00",
+                _s0.pack(Level),
+                _u16(Message)[0],
+                b"\x00\x00",
+                _u16(Exception_)[0],
+                b"\x00\x00",
+            )
+        )
     except _ENCODING_ERRORS as _exc:
         raise _fail("LogDebug", _T0, _exc, Logger, Level, Message, Exception_) from None
-    return _p0.write(
+    _send = _p0.write
+    return _send(
         _d4,
         _payload,
         None if activity_id is None else activity_id.bytes_le,
