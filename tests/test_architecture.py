@@ -50,7 +50,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # Standard library only, for both worlds: a payload's values read by inType.
     ("etwmc.payloadvalues",),
     # Standard library only, for both worlds: the win: tables and type codes, the
-    # provider-traits blob, the event descriptor, SHA-1 and SHA-256 without OpenSSL.
+    # provider-traits blob, the event descriptor, the SHA-1 and SHA-256 digests outputs
+    # depend on.
     ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
     ("etwmc",),
 )

@@ -37,9 +37,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .. import config
+from .. import __version__, config
 from ..config import ConfigFileError, find_config, find_manifests, source_package_dir
 from ..diagnostics import Diagnostic, finalize, has_errors, render_text, summary_line
+from ..emit import EmitError, write_all
 from ..options import CompileOptions
 from ..selection import Selection, SelectorError
 from ..writer import WriteError, write_sets
@@ -225,6 +226,7 @@ def _selection(root: Path) -> Selection:
 def _compile(
     rel: Path, opts: Options, selection: Selection
 ) -> tuple[dict[str, bytes], list[Diagnostic]]:
+    # Needs lxml (etwmc[compiler]); the plugins load wherever etwmc is, runtime only too.
     from ..compile import compile_manifest
 
     result = compile_manifest(rel.as_posix(), opts.compile, selection=selection)
@@ -234,8 +236,6 @@ def _compile(
 def runtime_requirement(existing: Sequence[str]) -> str | None:
     """The requirement on etwmc's runtime that generated modules need, unless the
     project already states one."""
-    from .. import __version__
-
     for req in existing:
         name = re.split(r"[\s\[<>=!~;@(]", req.strip(), maxsplit=1)[0]
         if name.lower().replace("_", "-") == "etwmc":
