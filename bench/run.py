@@ -27,7 +27,13 @@ is used.  The baselines:
   runs make) for importing generated modules: the module of examples/hello.man (goal:
   at most twice the bare interpreter) and, for information, Shell-Core's (2,380 events)
   with its bytecode and without (``python -B`` from a folder that never holds it: the
-  cost of the first import of a module nobody byte-compiled).
+  cost of the first import of a module nobody byte-compiled);
+* ``etwmc compile`` with the generated module made the plain way (``plain_render.py``),
+  of examples/hello.man, ClrEtwAll and Shell-Core: the template rendered by Jinja (the
+  ``template`` group), the text formatted by black, or both (``layout``, 3 rounds).  The
+  compiled template (etwmc/python/template.py) and the layout functions
+  (etwmc/python/layout.py) each stay only while they buy at least 10% of a compile: at
+  most 0.9x the plain way.
 
 The decode group's goals: at least 150,000 events per CPU second decoding
 perfview_net.4.5.2.x86.etl with both .NET manifests to JSON Lines in a file, and peak
@@ -100,6 +106,7 @@ class Group:
     needs: tuple[Path, ...]
     commands: tuple[Cmd, ...]
     ratios: tuple[Ratio, ...]
+    max_rounds: int | None = None  # fewer rounds for commands that take seconds
 
 
 def _gen_eventing(out: Path) -> list[str]:
@@ -173,6 +180,45 @@ def groups(scratch: Path) -> list[Group]:
 
     def lint(m: Path) -> Callable[[Path], list[str]]:
         return lambda out: [*ETWMC, "lint", "-q", str(m)]
+
+    def plain(way: str, m: Path) -> Callable[[Path], list[str]]:
+        script = str(BENCH / "plain_render.py")
+        return lambda out: [PY, script, way, "compile", str(m), "-o", str(out)]
+
+    # The plain ways of making the generated module (plain_render.py): "jinja" measures
+    # the compiled template, "black" the layout functions, "jinja+black" both (on
+    # ClrEtwAll only: black takes about 30 s of Shell-Core).  A speed trick stays when
+    # it buys at least 10% of the command: at most 0.9x the command made the plain way.
+    manifests = (("hello", HELLO), ("ClrEtwAll", CLR), ("Shell-Core", SHELL))
+    # Jinja's cost is mostly fixed (its import and the template's compilation): it is a
+    # tenth or more of compiling hello or ClrEtwAll, 7 to 14% of Shell-Core's longer run,
+    # which is shown for information.
+    informative = {("template", "Shell-Core")}
+
+    def plain_group(name: str, ways: dict[str, tuple[str, ...]], rounds: int | None) -> Group:
+        return Group(
+            name,
+            (HELLO, CLR, SHELL),
+            tuple(
+                cmd
+                for label, m in manifests
+                for cmd in (
+                    Cmd(f"etwmc compile {label}", compile_(m)),
+                    *(Cmd(f"{way} {label}", plain(way, m)) for way in ways.get(label, ())),
+                )
+            ),
+            tuple(
+                Ratio(
+                    f"compile {label} / {way}",
+                    f"etwmc compile {label}",
+                    f"{way} {label}",
+                    None if (name, label) in informative else 0.9,
+                )
+                for label, _ in manifests
+                for way in ways.get(label, ())
+            ),
+            max_rounds=rounds,
+        )
 
     return [
         Group(
@@ -255,6 +301,12 @@ def groups(scratch: Path) -> list[Group]:
                 ),
             ),  # fmt: skip
         ),
+        plain_group("template", {name: ("jinja",) for name, _ in manifests}, None),
+        plain_group(
+            "layout",
+            {"hello": ("black",), "ClrEtwAll": ("black", "jinja+black"), "Shell-Core": ("black",)},
+            3,
+        ),
         Group(
             "import",
             (),
@@ -335,6 +387,7 @@ def cpu_run(argv: list[str], scratch: Path) -> tuple[float, float]:
 
 
 def measure(group: Group, rounds: int, scratch: Path) -> dict[str, tuple[float, float]]:
+    rounds = min(rounds, group.max_rounds or rounds)
     best = {c.label: (float("inf"), 0.0) for c in group.commands}
     for c in group.commands:  # unmeasured: writes the bytecode caches
         cpu_run(c.argv(scratch), scratch)
@@ -368,7 +421,17 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
     ap.add_argument(
         "--only",
-        choices=("compile", "scale", "import", "import-large", "decode", "runtime", "lsp"),
+        choices=(
+            "compile",
+            "scale",
+            "template",
+            "layout",
+            "import",
+            "import-large",
+            "decode",
+            "runtime",
+            "lsp",
+        ),
     )
     args = ap.parse_args()
     rounds = 3 if args.quick else 7
@@ -382,7 +445,8 @@ def main() -> int:
                 print(f"[{group.name}] skipped: ../shared is not beside the checkout\n")
                 continue
             best = measure(group, rounds, scratch)
-            print(f"[{group.name}] best CPU time of {rounds} interleaved rounds")
+            print(f"[{group.name}] best CPU time of {min(rounds, group.max_rounds or rounds)}"
+                  " interleaved rounds")  # fmt: skip
             for label, (cpu, mem) in best.items():
                 print(f"  {label:34s} {cpu:7.3f} s  {mem:7.1f} MiB peak")
             for r in group.ratios:

@@ -1,16 +1,19 @@
-"""Command-line entry point: argument parsing and exit codes only.
+"""Command-line entry point: the parser and the exit statuses only.
 
-Exit codes: 0 success (no errors), 1 the input has errors (or outputs are stale),
-2 usage error (bad arguments, an input that cannot be opened, an output that cannot be
-written, an unusable output name) or internal error, 130 interrupted (Ctrl-C).  The
-parser is built from :mod:`etwmc.commands`; this module adds only the exit codes and
-the last line of defence (a bug is reported as one, never as a bare traceback).
+Exit statuses (:mod:`etwmc.commands` defines them): 0 success (no errors), 1 the input
+has errors, outputs are stale, or an output could not be written (one line naming it;
+a reader gone from standard output ends the run quietly), 2 a usage error (bad
+arguments, an input that cannot be opened, an unusable output name) or an internal
+error, 130 interrupted (Ctrl-C).  The parser is built from :mod:`etwmc.commands`; this
+module adds only the exit statuses and the last line of defence (a bug is reported as
+one, never as a bare traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import io
 import os
@@ -19,14 +22,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, EXIT_ERRORS, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from .gcpolicy import collection_policy
 from .inputs import UsageError
+from .writer import STDOUT, WriteError, guarded_stdout
 
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report a process Ctrl-C stopped
+__all__ = ["EXIT_ERRORS", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "build_parser", "main"]
 
 REPORT_URL = "https://github.com/etwmc/etwmc/issues"
 
@@ -88,35 +89,53 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
 
 
 def console() -> NoReturn:
-    """The ``etwmc`` command (and ``python -m etwmc``): :func:`main`, then an exit that
-    skips the interpreter's teardown, as mypy's does.  Freeing a large manifest's model
-    and tree object by object, and every module after them, costs about a tenth of a
-    run, and the operating system takes the memory back at once anyway.  Exit handlers
-    run and both output streams are flushed first; files are closed when written, and
-    no command leaves a thread running."""
-    code = main()
-    import atexit
-
-    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)
-    if run_exit_handlers is not None:
-        run_exit_handlers()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: what could be written was
-    os._exit(code)
+    """The ``etwmc`` command (and ``python -m etwmc``).  The objects start-up makes (the
+    modules, the parser) live until the run ends: the cyclic garbage collector is off
+    while they are imported and they are frozen out of its sight afterwards
+    (:func:`_settle`), so no collection walks them again, at exit least of all; with
+    bench/run.py that took about a tenth off lint's and compile's CPU time.  During the
+    command, :mod:`etwmc.gcpolicy` decides."""
+    gc.disable()
+    sys.exit(main(after_imports=_settle))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _settle(command: str) -> None:
+    """Called once the command's modules are imported: start-up's objects are frozen,
+    and the collector is back on for :func:`etwmc.gcpolicy.collection_policy` to pause
+    for the commands that compile manifests (``decode``, ``lsp`` and the others keep it:
+    their work grows with a trace or an editor's session)."""
+    gc.freeze()
+    gc.enable()
+
+
+def main(
+    argv: Sequence[str] | None = None, *, after_imports: Callable[[str], None] | None = None
+) -> int:
+    """Run a command; returns its exit status.  ``after_imports(command)`` is called
+    once the command's modules are imported (:func:`console` tunes the collector)."""
     restore = _undecodable_names_pass_through()
+    real = sys.stdout, sys.stderr
+    # Everything a command prints goes through the writer's guard: a full or closed
+    # standard output is a failed write with one line, never an internal error.
+    sys.stdout = guarded_stdout()  # type: ignore[assignment,unused-ignore]
+    if sys.stderr is None:  # closed before the run: messages have nowhere to go
+        sys.stderr = _Discard()  # type: ignore[assignment,unused-ignore]
     try:
-        return _main(argv)
+        return _main(argv, after_imports)
     except KeyboardInterrupt:
         print("etwmc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
+        sys.stdout, sys.stderr = real
         restore()
+
+
+class _Discard:
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
 
 
 def _undecodable_names_pass_through() -> Callable[[], None]:
@@ -138,7 +157,7 @@ def _undecodable_names_pass_through() -> Callable[[], None]:
     return undo
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, after_imports: Callable[[str], None] | None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     try:
         parser = build_parser(args_in)
@@ -147,19 +166,26 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(e.code or 0)
     except ModuleNotFoundError as e:  # the command's module needs the compiler
         return _missing_dependency(e)
+    if after_imports is not None:
+        after_imports(args.command)
     try:
         with collection_policy(args.command):
             result: int = args._run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in Python's flush at exit
+        sys.stdout.flush()  # a full or closed output shows here, not at exit
         return result
     except UsageError as e:
         print(f"etwmc {args.command}: {e}", file=sys.stderr)
         return EXIT_USAGE
+    except WriteError as e:
+        print(f"etwmc {args.command}: {e}", file=sys.stderr)
+        if e.path == STDOUT:
+            _silence_stdout()  # what it still holds could not go anywhere either
+        return EXIT_ERRORS
     except BrokenPipeError:
         # The reader went away (``etwmc ... | head``): nothing more can be shown, and
         # Python's own flush at exit must not complain about it either.
         _silence_stdout()
-        return EXIT_USAGE
+        return EXIT_ERRORS
     except ModuleNotFoundError as e:
         return _missing_dependency(e)
     except Exception as e:  # noqa: BLE001 - the last line of defence: never a bare traceback

@@ -229,7 +229,7 @@ W_NO_FILE: Final = Code("ETW533", WARNING, "a provider has no resourceFileName o
 W_COLLISION: Final = Code("ETW600", WARNING, "two manifest names map to the same Python identifier")
 E_UNRESOLVED: Final = Code("ETW601", ERROR, "a template field cannot be turned into Python code")
 E_TRAITS: Final = Code("ETW602", ERROR, "a provider's traits do not fit in 255 bytes")
-E_BASE: Final = Code("ETW612", ERROR, "the output base or module name is not usable")
+E_BASE: Final = Code("ETW612", ERROR, "the output base or module name is not a portable file name")
 E_INTERNAL_RENDER: Final = Code(
     "ETW613", ERROR, "the generated module failed etwmc's own safety check"
 )

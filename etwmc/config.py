@@ -25,7 +25,9 @@ lists, ``--extend-select``/``--extend-ignore`` add to them.
 
 from __future__ import annotations
 
+import difflib
 import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -318,8 +320,8 @@ def _from_etwmc_toml(path: Path) -> Config:
 
 
 def _mentions_etwmc(path: Path) -> bool:
-    """Whether a pyproject.toml can hold an etwmc table at all: most don't, and the TOML
-    parser costs more to import than the check."""
+    """Whether a pyproject.toml can hold an etwmc table at all: most don't, and parsing
+    one costs more than the check."""
     try:
         return b"etwmc" in path.read_bytes()
     except OSError:
@@ -327,9 +329,6 @@ def _mentions_etwmc(path: Path) -> bool:
 
 
 def _read(path: Path) -> dict[str, object]:
-    # Imported when a configuration file is read (start-up cost).
-    import tomllib
-
     try:
         with path.open("rb") as f:
             return tomllib.load(f)
@@ -357,9 +356,6 @@ def _normal(
 
 def unknown_keys(unknown: Sequence[str], known: Sequence[str] | Mapping[str, object]) -> str:
     """``unknown key 'werorr' (did you mean 'werror'?)``, for each key, then the known ones."""
-    # Only when a configuration is wrong: difflib costs every run its import otherwise.
-    import difflib
-
     parts = []
     for key in unknown:
         close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.6)

@@ -22,6 +22,7 @@ ETW9xx  message text files (``.mc``); ETW99x internal
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
@@ -30,6 +31,7 @@ from urllib.parse import quote
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
+from .rulepages import page, url
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -53,6 +55,9 @@ NOWHERE = Span("<unknown>")
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem found: its code, severity, place, message and (when there is one) a hint
+    that says what would be right."""
+
     code: str
     severity: Severity
     span: Span
@@ -191,7 +196,7 @@ def render_text(
         notes = [visible(d.hint)] if d.hint else []
         if help_urls and d.code not in linked:
             linked.add(d.code)
-            notes.append(f"see {_help_url(d.code)}")
+            notes.append(f"see {url(d.code)}")
         if colour:
             sev = f"{_COLOUR[d.severity]}{d.severity.label}{_RESET}"
             lines.append(f"{_BOLD}{span}{_RESET}: {sev} {_BOLD}{d.code}{_RESET}: {message}")
@@ -200,12 +205,6 @@ def render_text(
         lines.append(f"{span}: {d.severity.label} {d.code}: {message}")
         lines += [f"{span}: note: {n}" for n in notes]
     return "".join(line + "\n" for line in lines)
-
-
-def _help_url(code: str) -> str:
-    from .rulepages import url  # only when asked for: the pages' module is not start-up cost
-
-    return url(code)
 
 
 def to_json_obj(d: Diagnostic) -> dict[str, object]:
@@ -225,9 +224,6 @@ def to_json_obj(d: Diagnostic) -> dict[str, object]:
 def render_json(diags: Sequence[Diagnostic]) -> str:
     """A JSON array of objects with the keys code, severity, file, line, column, message
     (and hint when there is one).  Unknown line/column are null."""
-    # json is imported by the two renderers that use it, not by every run (start-up cost).
-    import json
-
     return json.dumps([to_json_obj(d) for d in diags], indent=2, ensure_ascii=True) + "\n"
 
 
@@ -279,8 +275,6 @@ def render_sarif(diags: Sequence[Diagnostic], *, tool_version: str) -> str:
             }
         ],
     }
-    import json  # see render_json
-
     return json.dumps(doc, indent=2, ensure_ascii=True) + "\n"
 
 
@@ -288,8 +282,6 @@ def _sarif_rule(c: str) -> dict[str, object]:
     """A reporting descriptor: the summary, the first paragraph of the code's page, and
     the page itself (its address, and its explanation as help: code scanning shows it
     beside a finding)."""
-    from .rulepages import page  # SARIF only: the pages are not read by other formats
-
     reg = REGISTRY.get(c)
     rule: dict[str, object] = {
         "id": c,

@@ -80,6 +80,7 @@ from .diagnostics import Diagnostic, Severity, Span, diag, finalize
 from .inputs import kind_of, load_blob, load_dll
 from .model import Event, Extent, Field, Manifest, Map, Provider, Struct, Template
 from .validate import check_file
+from .winmeta import IN_TYPES_BY_CODE, OUT_TYPES
 
 _NEW_VERSION_HINT = "leave the old definition alone and add the change as a new event version"
 
@@ -492,8 +493,6 @@ def _slot(i: Field | Struct) -> _Slot:
 
 
 def _describe(slot: _Slot) -> str:
-    from .winmeta import IN_TYPES_BY_CODE
-
     if slot[0] == "struct":
         return f"struct '{slot[1]}'"
     t = IN_TYPES_BY_CODE.get(slot[2]) if isinstance(slot[2], int) else None
@@ -532,8 +531,6 @@ def _out_code(f: Field) -> object:
     if f.out_type is not None:
         return f.out_type.code
     if f.in_type is not None:
-        from .winmeta import OUT_TYPES
-
         default = OUT_TYPES.get(f.in_type.default_out)
         return default.code if default is not None else f.in_type.default_out
     return f.out_type_text

@@ -1,4 +1,5 @@
-"""The files a command is told to read or write, and how their problems are reported.
+"""The files a command is told to read, how their problems are reported, and the usage
+error every command raises.
 
 The rules every command follows (README, "Exit codes"):
 
@@ -9,8 +10,9 @@ The rules every command follows (README, "Exit codes"):
   with a stable code and the byte offset of the problem (exit 1).  WEVT_TEMPLATE blobs
   are ETW020, message tables ETW021, event files ETW022, DLLs ETW023 (``diff`` says
   ETW739 for its baseline, ``decode`` ETW852 for its metadata).
-- An output file that cannot be written (its folder does not exist, it is a folder, the
-  disk is full) is a usage error; nothing is left half written in its place.
+
+Outputs are :mod:`etwmc.writer`'s: an output that cannot be written is a failed write
+(exit 1), not a usage error.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Sequence
-from pathlib import Path
 from typing import BinaryIO, Literal
 
 from .codes import E_BLOB, E_DLL, E_EVENTS, E_MESSAGES, Code
@@ -30,8 +31,9 @@ MAX_BINARY = 64 * 1024 * 1024
 
 
 class UsageError(Exception):
-    """The command cannot run as asked: an input that cannot be opened, an output that
-    cannot be written.  The message is one line, for ``etwmc: <message>``."""
+    """The command cannot run as asked: bad arguments or options, an input that cannot
+    be opened.  The one usage error of every command (exit 2); the message is one line,
+    for ``etwmc COMMAND: <message>``."""
 
 
 def open_input(path: str | os.PathLike[str]) -> BinaryIO:
@@ -174,32 +176,3 @@ def kind_of(path: str) -> Kind:
 
 def event_file_problem(path: str, e: Exception) -> Diagnostic:
     return diag(E_EVENTS, Span(path), f"cannot read the event file: {e}")
-
-
-def write_output(path: str, text: str) -> None:
-    """Write a command's report or result to ``path`` (UTF-8, ``\\n`` line ends).
-
-    The text goes to a temporary file beside ``path`` that replaces it once complete,
-    so a failure never leaves a truncated file; a path that is not a regular file (a
-    FIFO, ``/dev/stdout``) is written directly."""
-    from .emit import EmitError, write_file
-
-    data = text.encode("utf-8", "surrogateescape")  # an undecodable file name: its bytes
-    try:
-        try:
-            mode: int | None = os.stat(path).st_mode  # through links, as open() goes
-        except FileNotFoundError:
-            mode = None
-        if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-            with open(path, "wb") as f:
-                f.write(data)
-            return
-        # A symbolic link keeps pointing where it did: the file it names is replaced.
-        target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-        if not target.parent.is_dir():
-            raise UsageError(f"cannot write {path}: the folder {target.parent} does not exist")
-        write_file(target, data)
-    except EmitError as e:
-        raise UsageError(str(e)) from None
-    except OSError as e:
-        raise UsageError(f"cannot write {path}: {e.strerror or e}") from None

@@ -30,6 +30,8 @@ Extent: TypeAlias = int | str | None
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Level:
+    """A ``<level>`` (or a ``win:`` level): a severity, 0 to 255, lower is more severe."""
+
     name: str
     qname: QName
     value: int
@@ -41,6 +43,8 @@ class Level:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Opcode:
+    """An ``<opcode>``, provider-level or declared inside a task (``task`` names it)."""
+
     name: str
     qname: QName
     value: int
@@ -55,6 +59,8 @@ class Opcode:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Task:
+    """A ``<task>`` with the opcodes declared inside it."""
+
     name: str
     qname: QName
     value: int
@@ -68,6 +74,8 @@ class Task:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Keyword:
+    """A ``<keyword>``: a name for one bit of the 64-bit keyword mask."""
+
     name: str
     qname: QName
     mask: int
@@ -116,6 +124,8 @@ class Channel:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MapItem:
+    """One ``<map>`` entry of a value map or bit map: a value and its message."""
+
     value: int
     message: str | None
     symbol: str | None = None
@@ -124,6 +134,8 @@ class MapItem:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Map:
+    """A ``<valueMap>`` or ``<bitMap>``, which names an integer field's values."""
+
     kind: Literal["value", "bit"]
     name: str
     symbol: str | None = None
@@ -133,6 +145,8 @@ class Map:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMapItem:
+    """One ``<map>`` entry of a pattern map: a name and the value put in its place."""
+
     name: str
     value: str
     span: Span = NOWHERE
@@ -140,6 +154,8 @@ class PatternMapItem:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PatternMap:
+    """A ``<patternMap>``: a format string and the values of its ``%`` names."""
+
     name: str
     format: str
     symbol: str | None = None
@@ -166,6 +182,8 @@ class Field:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Struct:
+    """A ``<struct>`` item of a template: named fields repeated together."""
+
     name: str
     fields: tuple[Field, ...] = ()
     length: Extent = None
@@ -216,6 +234,9 @@ class Template:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Event:
+    """An ``<event>``, with its level, task, opcode, keywords, channel and template
+    resolved (``None`` when left out or unresolved)."""
+
     value: int
     version: int = 0
     symbol: str | None = None
@@ -245,6 +266,8 @@ class Event:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Filter:
+    """A ``<filter>``: data a session may pass to the provider when it enables it."""
+
     name: str
     qname: QName
     value: int
@@ -257,12 +280,16 @@ class Filter:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Traits:
+    """A provider's ``<traits>``: its provider group and whether its name is included."""
+
     group_guid: uuid.UUID | None = None
     include_name: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Provider:
+    """A ``<provider>`` and everything it declares, in manifest order."""
+
     name: str
     guid: uuid.UUID
     symbol: str | None = None
@@ -318,6 +345,8 @@ class Message:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class String:
+    """A ``<string>`` of a culture's string table."""
+
     id: str
     value: str
     span: Span = NOWHERE
@@ -328,6 +357,8 @@ _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Resources:
+    """One culture's ``<resources>``: its string table by id."""
+
     culture: str
     strings: MappingProxyType[str, String] = field(default_factory=lambda: _NO_STRINGS)
     span: Span = NOWHERE
@@ -335,6 +366,8 @@ class Resources:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Manifest:
+    """The instrumentation manifest: its providers, message table entries and cultures."""
+
     path: str
     providers: tuple[Provider, ...] = ()
     messages: tuple[Message, ...] = ()

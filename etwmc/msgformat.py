@@ -48,6 +48,8 @@ def exact_source(stored: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Insert:
+    """``%n`` or ``%n!fmt!`` in a message: insert ``number``, with its printf format."""
+
     number: int
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'

@@ -66,7 +66,7 @@ case.
 
 from __future__ import annotations
 
-import _thread  # the lock without threading.py's import (start-up cost)
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -496,7 +496,7 @@ class _PerModel:
     def __init__(self, size: int) -> None:
         self.size = size
         self._entries: OrderedDict[int, tuple[Manifest, MessageIds]] = OrderedDict()
-        self._lock = _thread.allocate_lock()
+        self._lock = threading.Lock()
 
     def __call__(self, manifest: Manifest) -> MessageIds:
         key = id(manifest)

@@ -1,23 +1,32 @@
-"""What a compile is asked to produce: one frozen type for the command line, the build
-plugins and :func:`etwmc.compile.compile_manifest` alike.
+"""What a compile is asked to produce: one frozen type for the command lines (``etwmc
+compile``, ``etwmc mc``), the build plugins and :func:`etwmc.compile.compile_manifest`.
 
-The same keys are read from ``[tool.etwmc]`` (``pyproject.toml``), ``etwmc.toml`` and
-the hatchling hook's table by :func:`options_from_table`; the command line starts from
-them and its flags win.
+Every option is validated here and nowhere else: :class:`CompileOptions` refuses a
+value it cannot use with :class:`OptionsError`, whose ``key`` names the option so that
+each caller can say where the value came from (a flag, a configuration key).  The
+WEVT_TEMPLATE version in force, with mc 8.1's rule that its template ids go with its
+version 3 layout, is :attr:`CompileOptions.version`.
+
+The compile keys are read from ``[tool.etwmc]`` (``pyproject.toml``), ``etwmc.toml``
+and the hatchling hook's table by :func:`options_from_table`; a command line starts
+from them and its flags win (:meth:`CompileOptions.with_flags`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Final, Literal, TypeAlias
 
 WevtVersion: TypeAlias = Literal[3, 5]
-HeaderMode: TypeAlias = Literal["um", "km"]
+HeaderMode: TypeAlias = Literal["um", "km", "definitions"]
+TextEncoding: TypeAlias = Literal["ansi", "utf-8", "utf-16"]
 
 WEVT_VERSIONS: Final[tuple[WevtVersion, ...]] = (3, 5)
 DEFAULT_WEVT_VERSION: Final[WevtVersion] = 5  # mc 10.0.16299 and later
 LEGACY_WEVT_VERSION: Final[WevtVersion] = 3  # mc 8.1 and 10.0 before 16299
+HEADER_MODES: Final[tuple[HeaderMode, ...]] = ("um", "km", "definitions")
+TEXT_ENCODINGS: Final[tuple[TextEncoding, ...]] = ("ansi", "utf-8", "utf-16")
 
 # The keys of the configuration tables, as written there.
 KEYS: Final = (
@@ -32,13 +41,37 @@ KEYS: Final = (
 
 
 class OptionsError(ValueError):
-    """Options that cannot go together or a value of the wrong kind; says which."""
+    """An option's value cannot be used, or options cannot go together; the message
+    says which and why, ``key`` names the option (None for a combination)."""
+
+    def __init__(self, message: str, key: str | None = None, reason: str = "") -> None:
+        super().__init__(message)
+        self.key = key
+        self.reason = reason  # what the value must be, for a message that names the key
+
+
+def check_wevt_version(value: object) -> WevtVersion:
+    """``value`` when it is a WEVT_TEMPLATE version etwmc writes, else OptionsError."""
+    if not isinstance(value, int) or isinstance(value, bool) or value not in WEVT_VERSIONS:
+        reason = f"must be 3 or 5, not {value!r}"
+        raise OptionsError(f"the WEVT_TEMPLATE version {reason}", "wevt_version", reason)
+    return LEGACY_WEVT_VERSION if value == LEGACY_WEVT_VERSION else DEFAULT_WEVT_VERSION
+
+
+def _c_identifier(text: str) -> bool:
+    return bool(text) and text.isascii() and text.isidentifier()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CompileOptions:
-    """``wevt_version`` None means the default: 3 with ``legacy_template_ids`` (mc 8.1
-    wrote version 3), else 5; :attr:`version` gives the one in force."""
+    """``wevt_version`` None means the default (:attr:`version`).  ``c_header`` adds
+    mc's C/C++ header (``"um"``: ``mc -um``, ``"km"``: ``-km``, ``"definitions"``: mc
+    with neither, a header of definitions only); ``header_extension``,
+    ``write_prefix`` (mc's ``-p``), ``strip_prefix`` (``-P``) and ``customer_bit``
+    (``-c``) shape it; ``text_encoding`` (``-cp``) encodes the header and the .rc.
+    ``prefixed_tables`` names message tables ``BASE_MSG0000n.bin`` (else mc's
+    ``MSG0000n.bin``); ``baseline`` adds mc's ``-s`` baseline ``BASE.BIN``;
+    ``max_message_length`` (``-m``) warns about longer messages."""
 
     wevt_version: WevtVersion | None = None
     legacy_template_ids: bool = False
@@ -48,62 +81,137 @@ class CompileOptions:
     c_header: HeaderMode | None = None
     werror: bool = False
     verify: bool = False
+    header_extension: str = "h"
+    write_prefix: str = "EventWrite"
+    strip_prefix: str | None = None
+    customer_bit: bool = False
+    text_encoding: TextEncoding = "ansi"
+    prefixed_tables: bool = True
+    baseline: bool = False
+    max_message_length: int | None = None
 
     def __post_init__(self) -> None:
-        if self.wevt_version is not None and self.wevt_version not in WEVT_VERSIONS:
-            raise OptionsError(f"the WEVT_TEMPLATE version must be 3 or 5, not {self.wevt_version}")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type == "bool" and not isinstance(value, bool):
+                reason = f"must be true or false, not {value!r}"
+                raise OptionsError(f"'{f.name}' {reason}", f.name, reason)
+        if self.wevt_version is not None:
+            check_wevt_version(self.wevt_version)
         if self.legacy_template_ids and self.wevt_version == DEFAULT_WEVT_VERSION:
             raise OptionsError(
                 "legacy template ids are mc 8.1's, and mc 8.1 wrote WEVT_TEMPLATE version 3; "
                 "drop version 5"
             )
-        if self.c_header not in (None, "um", "km"):
-            raise OptionsError(f'the C header mode must be "um" or "km", not {self.c_header!r}')
+        if self.c_header is not None and self.c_header not in HEADER_MODES:
+            raise OptionsError(
+                f'the C header mode must be "um", "km" or "definitions", not {self.c_header!r}',
+                "c_header",
+            )
         if not (self.python or self.binary or self.resource_dll or self.c_header):
             raise OptionsError(
-                "nothing to write: the module, the binaries, the DLL and the header are all off"
+                "these options leave nothing to write: the Python module, the binaries, the "
+                "resource DLL and the C header are all off"
+            )
+        ext = self.header_extension
+        if not (isinstance(ext, str) and 1 <= len(ext) <= 3 and ext.isascii() and ext.isalnum()):
+            raise OptionsError(
+                f"the header extension {ext!r} is not 1 to 3 letters or digits", "header_extension"
+            )
+        if not (isinstance(self.write_prefix, str) and _c_identifier(self.write_prefix)):
+            raise OptionsError(
+                f"the macro prefix {self.write_prefix!r} is not a C identifier", "write_prefix"
+            )
+        if self.strip_prefix is not None and not (
+            isinstance(self.strip_prefix, str) and self.strip_prefix
+        ):
+            raise OptionsError("the prefix to take off event symbols is empty", "strip_prefix")
+        if self.text_encoding not in TEXT_ENCODINGS:
+            raise OptionsError(
+                f"the text encoding {self.text_encoding!r} is not one of "
+                f"{', '.join(TEXT_ENCODINGS)}",
+                "text_encoding",
+            )
+        limit = self.max_message_length
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 1
+        ):
+            raise OptionsError(
+                f"the message length limit must be a positive number, not {limit!r}",
+                "max_message_length",
             )
 
     @property
-    def version(self) -> WevtVersion:
-        if self.wevt_version is not None:
-            return self.wevt_version
+    def implied_version(self) -> WevtVersion:
+        """The version when none is given: mc 8.1's template ids came with its layout."""
         return LEGACY_WEVT_VERSION if self.legacy_template_ids else DEFAULT_WEVT_VERSION
+
+    @property
+    def version(self) -> WevtVersion:
+        """The WEVT_TEMPLATE version in force."""
+        return self.wevt_version if self.wevt_version is not None else self.implied_version
+
+    def with_flags(
+        self,
+        *,
+        wevt_version: object = None,
+        legacy_template_ids: bool | None = None,
+        python: bool | None = None,
+        binary: bool | None = None,
+        resource_dll: bool | None = None,
+        c_header: str | None = None,
+        werror: bool | None = None,
+        verify: bool | None = None,
+    ) -> CompileOptions:
+        """These options with a command line's flags over them (None: not given).  A
+        ``legacy_template_ids`` flag without a version asks for mc 8.1's outputs, so the
+        configuration's version gives way to the one those ids imply."""
+        version = self.wevt_version
+        if wevt_version is not None:
+            version = check_wevt_version(wevt_version)
+        elif legacy_template_ids:
+            version = None
+
+        def pick(flag: bool | None, current: bool) -> bool:
+            return current if flag is None else flag
+
+        return CompileOptions(
+            wevt_version=version,
+            legacy_template_ids=pick(legacy_template_ids, self.legacy_template_ids),
+            python=pick(python, self.python),
+            binary=pick(binary, self.binary),
+            resource_dll=pick(resource_dll, self.resource_dll),
+            c_header=self.c_header if c_header is None else c_header,  # type: ignore[arg-type]
+            werror=pick(werror, self.werror),
+            verify=pick(verify, self.verify),
+        )
 
 
 def options_from_table(table: Mapping[str, object], where: str) -> CompileOptions:
     """Options from a configuration table's compile keys (others are ignored here);
     ``where`` names the table in messages.  Keys are spelled with ``-`` (``_`` works)."""
     t = {str(k).replace("_", "-"): v for k, v in table.items()}
-    version = t.get("wevt-version")
-    if version is not None and (isinstance(version, bool) or version not in WEVT_VERSIONS):
-        raise OptionsError(f"{where}: 'wevt-version' must be 3 or 5")
     header = t.get("c-header", False)
-    if isinstance(header, bool):
-        mode: HeaderMode | None = "um" if header else None
-    elif header == "um" or header == "km":
-        mode = header
-    else:
-        raise OptionsError(f'{where}: \'c-header\' must be true, false, "um" or "km"')
+    mode = ("um" if header else None) if isinstance(header, bool) else header
+    field_of = {
+        "wevt-version": "wevt_version",
+        "legacy-template-ids": "legacy_template_ids",
+        "python": "python",
+        "binaries": "binary",
+        "resource-dll": "resource_dll",
+        "werror": "werror",
+    }
+    given = {field_of[k]: v for k, v in t.items() if k in field_of}
     try:
-        return CompileOptions(
-            wevt_version=3 if version == 3 else 5 if version == 5 else None,
-            legacy_template_ids=_bool(t, "legacy-template-ids", False, where),
-            python=_bool(t, "python", True, where),
-            binary=_bool(t, "binaries", True, where),
-            resource_dll=_bool(t, "resource-dll", False, where),
-            c_header=mode,
-            werror=_bool(t, "werror", False, where),
-        )
+        return CompileOptions(c_header=mode, **given)  # type: ignore[arg-type]
     except OptionsError as e:
-        raise OptionsError(f"{where}: {e}") from None
-
-
-def _bool(t: Mapping[str, object], key: str, default: bool, where: str) -> bool:
-    v = t.get(key, default)
-    if not isinstance(v, bool):
-        raise OptionsError(f"{where}: '{key}' must be true or false")
-    return v
+        key = next((k for k, f in field_of.items() if f == e.key), e.key)
+        if key == "c_header":
+            raise OptionsError(
+                f'{where}: \'c-header\' must be true, false, "um" or "km"', e.key
+            ) from None
+        message = f"'{key}' {e.reason}" if key and e.reason else str(e)
+        raise OptionsError(f"{where}: {message}", e.key, e.reason) from None
 
 
 def as_table(options: CompileOptions) -> dict[str, object]:

@@ -20,7 +20,12 @@ import re
 import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Final, TypeAlias
+
+from .wevt import binary_outputs
+from .wevt.cultures import langid
+from .wevt.rc import message_table_file, template_file
 
 if TYPE_CHECKING:
     from .model import Manifest
@@ -381,9 +386,9 @@ def event_resources(
     """
     out: dict[ResourceKey, bytes] = {}
     last = LANG_EN_US
-    for langid, table in message_tables:
-        out[(RT_MESSAGETABLE, 1, langid)] = table
-        last = langid
+    for language, table in message_tables:
+        out[(RT_MESSAGETABLE, 1, language)] = table
+        last = language
     if wevt is not None:
         out[(WEVT_TEMPLATE, 1, last)] = wevt
     return out
@@ -405,10 +410,6 @@ def resource_dll(
     :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture without a LANGID
     (``etwmc.wevt.output_diagnostics`` reports it beforehand).
     """
-    from .wevt import binary_outputs
-    from .wevt.cultures import langid
-    from .wevt.rc import message_table_file, template_file
-
     if outputs is None:
         outputs = (
             binary_outputs(manifest, base)
@@ -430,8 +431,6 @@ def dll_name(manifest: Manifest, default: str) -> str:
     """The file name the manifest gives its resource DLL: the last component of the
     providers' ``resourceFileName`` when they all name the same plain ``*.dll``
     (``.exe``, ``.sys``) file, else ``default``."""
-    from pathlib import PureWindowsPath
-
     names = {PureWindowsPath(p.resource_file).name for p in manifest.providers if p.resource_file}
     name = names.pop() if len(names) == 1 else ""
     return name if _PLAIN_NAME.match(name) else default

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity, Span, finalize
+from .lower import lower_document
 from .model import Manifest
 from .parse import Document, parse_bytes, parse_file
+from .rules import run_rules
+from .schema import schema_diagnostics
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,14 +53,9 @@ def check_bytes(data: bytes, path: str = "<input>", *, werror: bool = False) -> 
 def _check(path: str, doc: Document | None, diags: list[Diagnostic], werror: bool) -> Checked:
     if doc is None:
         return Checked(path, None, finalize(diags, werror=werror))
-    schema = _schema_diagnostics(doc)
+    schema = schema_diagnostics(doc)
     diags.extend(schema)
-
-    from .lower import lower_document
-
     manifest, lowered = lower_document(doc)
-    from .rules import run_rules
-
     later = lowered + [_refine(doc, d) for d in run_rules(manifest)]
     # One problem, one report: what the schema already said about an element or an
     # attribute (same place) is not said again by a later stage, and a value the schema
@@ -71,13 +69,6 @@ def _check(path: str, doc: Document | None, diags: list[Diagnostic], werror: boo
         and not (d.code == "ETW200" and d.span.line in schema_lines)
     )
     return Checked(path, manifest, finalize(diags, werror=werror), doc.lines)
-
-
-def _schema_diagnostics(doc: Document) -> list[Diagnostic]:
-    from . import schema
-
-    check = getattr(schema, "schema_diagnostics", None)
-    return list(check(doc)) if check is not None else []
 
 
 def _refine(doc: Document, d: Diagnostic) -> Diagnostic:

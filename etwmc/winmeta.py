@@ -111,6 +111,8 @@ def predefined(kind: str, name: str) -> WinItem | None:
 
 @dataclass(frozen=True, slots=True)
 class WinChannel:
+    """A predefined channel (``win:`` prefix): Application, System, Security, ..."""
+
     name: str
     value: int
     type: str
@@ -184,12 +186,16 @@ _I = InTypeCode
 
 @dataclass(frozen=True, slots=True)
 class OutType:
+    """An outType: how a field's value is shown."""
+
     code: int
     qname: str  # "xs:string", "win:HexInt32", ...
 
 
 @dataclass(frozen=True, slots=True)
 class InType:
+    """An inType: how a field's value is stored in the payload."""
+
     code: InTypeCode
     qname: str  # "win:UnicodeString", ...
     size: int | None  # fixed byte size; None for variable-size types (and Pointer)

@@ -26,10 +26,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.buildhooks",),  # the hatchling and setuptools plugins
     # Linting, and what mc.exe's manifest switches need (baselines, -W, -w).
     ("etwmc.lint", "etwmc.mcexe"),
-    # One call each; mctext reads message text files and renders what mc writes for them.
-    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile", "etwmc.mctext"),
-    ("etwmc.inputs",),  # loading blobs, DLLs and message tables for the commands
-    ("etwmc.pe",),
+    ("etwmc.compile", "etwmc.diff", "etwmc.decode", "etwmc.decompile"),
+    # Loading blobs, DLLs and message tables for the commands; the registry of outputs.
+    ("etwmc.inputs", "etwmc.outputs"),
+    # The resource-only DLL; message text files (.mc) read and rendered as mc writes them.
+    ("etwmc.pe", "etwmc.mctext"),
     # The generators and the validation both stand on the model, side by side.
     ("etwmc.header", "etwmc.python", "etwmc.wevt", "etwmc.validate"),
     ("etwmc.rules",),
@@ -37,7 +38,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.parse", "etwmc.msgids"),
     ("etwmc.descriptors", "etwmc.guid", "etwmc.naming"),
     ("etwmc.config", "etwmc.gcpolicy"),  # the command line's settings; its cycle collector
-    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.emit"),
+    ("etwmc.selection", "etwmc.discover", "etwmc.options", "etwmc.writer"),
+    ("etwmc.journal",),  # all-or-nothing sets of files, their recovery, the folder lock
     ("etwmc.model",),  # the ground floor: the model, diagnostics, codes
     ("etwmc.diagnostics", "etwmc.msgformat"),
     ("etwmc.rulepages",),  # one explanation page per code, shipped as Markdown
@@ -48,7 +50,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # Standard library only, for both worlds: a payload's values read by inType.
     ("etwmc.payloadvalues",),
     # Standard library only, for both worlds: the win: tables and type codes, the
-    # provider-traits blob, the event descriptor, SHA-1 and SHA-256 without OpenSSL.
+    # provider-traits blob, the event descriptor, the SHA-1 and SHA-256 digests outputs
+    # depend on.
     ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
     ("etwmc",),
 )

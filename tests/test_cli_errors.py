@@ -102,7 +102,7 @@ def test_a_folder_or_a_fifo_as_input_is_a_usage_error(
     ],
     ids=lambda c: c[0],
 )
-def test_output_into_a_missing_folder_is_a_usage_error(
+def test_output_into_a_missing_folder_is_a_failed_write(
     command: list[str],
     inputs: dict[str, Path],
     tmp_path: Path,
@@ -111,8 +111,11 @@ def test_output_into_a_missing_folder_is_a_usage_error(
     out = tmp_path / "missing" / "report.txt"
     args = [a.format(out=out, **inputs) for a in command]
     rc, report = _run(args, capsys)
-    assert rc == 2, report
-    assert f"{tmp_path / 'missing'} does not exist" in report
+    assert rc == 1, report
+    assert report.endswith(
+        f"etwmc {command[0]}: cannot write {out}: the folder {tmp_path / 'missing'} "
+        "does not exist\n"
+    )
     assert not (tmp_path / "missing").exists()
     # The same command writes the file once the folder exists, and only that file.
     (tmp_path / "missing").mkdir()
@@ -177,7 +180,7 @@ def test_a_base_derived_from_an_unusable_manifest_name_is_refused(
 
 
 def test_names_that_look_odd_but_work_everywhere_are_accepted(tmp_path: Path) -> None:
-    for base, module in (("Console", "console"), ("com10", "com10"), ("my events", "lpt")):
+    for base, module in (("Console", "console"), ("com10", "com10"), ("my-events.v2", "lpt")):
         assert (
             main(["compile", str(HELLO), "-o", str(tmp_path), "-z", base, "--module", module]) == 0
         )
@@ -196,12 +199,12 @@ def test_nothing_to_write_is_refused(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert [p.suffix for p in tmp_path.iterdir()] == [".dll"]
 
 
-def test_output_folder_that_is_a_file_is_a_usage_error(
+def test_output_folder_that_is_a_file_is_a_failed_write(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "out").write_text("a file")
     rc, report = _run(["compile", str(HELLO), "-o", str(tmp_path / "out")], capsys)
-    assert rc == 2 and "cannot create the output folder" in report
+    assert rc == 1 and f"cannot create the output folder {tmp_path / 'out'}: " in report
 
 
 # --------------------------------------------------------------------------- Ctrl-C
@@ -264,7 +267,7 @@ def test_a_closed_pipe_is_quiet(args: list[str]) -> None:
         timeout=60,
     )
     os.close(write)
-    assert proc.returncode == 2
+    assert proc.returncode == 1  # a failed write, reported by saying nothing
     assert proc.stderr == b""
 
 
@@ -288,21 +291,31 @@ def test_a_file_name_the_locale_cannot_decode(
     assert rc == 2 and "not valid text" in text
 
 
-@pytest.mark.skipif(not Path("/dev/stdout").exists(), reason="no /dev/stdout")
-def test_output_to_dev_stdout_on_a_pipe(inputs: dict[str, Path]) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "etwmc", "decompile", str(inputs["blob"]), "-o", "/dev/stdout"],
-        capture_output=True,
-        timeout=60,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith(b"<?xml")
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="no /proc/self/fd")
+def test_output_through_a_link_to_the_process_own_stdout(
+    inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    # What `-o /dev/stdout` is: a link that only opening through it can follow (its
+    # target is no file name), to the process's standard output, here a pipe.
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    for args in (
+        ["decompile", str(inputs["blob"])],
+        ["lint", str(inputs["man"]), "--format", "json"],
+    ):
+        proc = subprocess.run(
+            [sys.executable, "-m", "etwmc", *args, "-o", str(link)],
+            capture_output=True,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith((b"<?xml", b"[")), proc.stdout[:100]
+    assert link.is_symlink()
 
 
 def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path) -> None:
-    # `etwmc` skips the interpreter's teardown: its output (block-buffered on a pipe)
-    # still arrives whole, exit handlers still run, and the command's status is the
-    # process's.
+    # `etwmc`'s output (block-buffered on a pipe) arrives whole, exit handlers run, and
+    # the command's status is the process's.
     marker = tmp_path / "exit-handler-ran"
     code = (
         "import atexit, sys, etwmc.commands.guid as g\n"
@@ -325,6 +338,31 @@ def test_the_console_entry_flushes_output_and_runs_exit_handlers(tmp_path: Path)
     lines = proc.stdout.splitlines()
     assert len(lines) == 20000 and lines[-1] == "line 19999"
     assert marker.read_text() == "yes"
+
+
+@pytest.mark.parametrize(
+    ("command", "collects"),
+    [("compile", False), ("lint", False), ("guid", True), ("decode", True), ("lsp", True)],
+)
+def test_the_console_entry_freezes_start_up_and_collects_as_the_command_needs(
+    command: str, collects: bool
+) -> None:
+    # Start-up's objects are frozen out of the collector; the commands that compile a
+    # manifest run without it (etwmc.gcpolicy), decode (whose work grows with the trace)
+    # and lsp (as long as the editor) and the rest with it.
+    code = (
+        f"import gc, sys, etwmc.commands.{command} as m\n"
+        "def probe(args):\n"
+        "    print(gc.isenabled(), gc.get_freeze_count() > 1000)\n"
+        "    return 0\n"
+        "m.run = probe\n"
+        f"sys.argv = ['etwmc', '{command}'{'' if command == 'lsp' else ', ' + repr('x')}]\n"
+        "from etwmc.cli import console\n"
+        "console()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{collects} True\n"
 
 
 def test_python_dash_m_etwmc_is_the_console_entry() -> None:

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from etwmc import msgids
-from etwmc.compile import compile_manifest, output_checks
+from etwmc.compile import compile_manifest
 from etwmc.model import Manifest
 from etwmc.msgids import assign_message_ids
 from etwmc.options import CompileOptions
+from etwmc.outputs import lint_checks as output_checks
 from etwmc.validate import check_bytes, check_file
 from etwmc.wevt import output_diagnostics
 

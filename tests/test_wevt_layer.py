@@ -17,8 +17,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "etwmc"
 
 ABOVE_WEVT = (
     "etwmc.cli", "etwmc.commands", "etwmc.compile", "etwmc.decode", "etwmc.decompile",
-    "etwmc.diff", "etwmc.emit", "etwmc.header", "etwmc.inputs", "etwmc.lint", "etwmc.lower",
-    "etwmc.pe", "etwmc.python", "etwmc.rules", "etwmc.schema", "etwmc.validate",
+    "etwmc.diff", "etwmc.header", "etwmc.inputs", "etwmc.journal", "etwmc.lint", "etwmc.lower",
+    "etwmc.outputs", "etwmc.pe", "etwmc.python", "etwmc.rules", "etwmc.schema", "etwmc.validate",
+    "etwmc.writer",
 )  # fmt: skip
 
 

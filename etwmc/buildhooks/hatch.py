@@ -66,7 +66,8 @@ class EtwmcBuildHook(BuildHookInterface[BuilderConfig]):
             self._remove_scratch()
             report = e.report if isinstance(e, BuildFailed) else str(e)
             self.app.display_error(report.rstrip("\n"))
-            self.app.abort("etwmc: the wheel was not built: the manifests have errors")
+            why = "the manifests have errors" if isinstance(e, BuildFailed) else str(e)
+            self.app.abort(f"etwmc: the wheel was not built: {why}")
             return
         for d in generated.diagnostics:
             line = f"{d.span}: {d.severity.label} {d.code}: {d.message}"

@@ -1,10 +1,10 @@
 """What every command shares when it talks to the user: where reports go, colour,
-the summary line and the project's configuration.
+the summary line, waiting for another writer, and the project's configuration.
 
 Reports (diagnostics, decoded events, generated text) go to standard output, or to
-``-o FILE``; standard error carries only progress, summaries and one-line usage
-messages, so ``etwmc ... --format sarif > report.sarif`` captures the report whatever
-the command.
+``-o FILE`` (written by :mod:`etwmc.writer`, as every output is); standard error
+carries only progress, summaries and one-line messages, so ``etwmc ... --format sarif
+> report.sarif`` captures the report whatever the command.
 """
 
 from __future__ import annotations
@@ -12,17 +12,18 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from ..config import Config, ConfigFileError, find_config, load_config
 from ..diagnostics import Diagnostic, render, summary_line
-from ..inputs import UsageError, write_output
+from ..inputs import UsageError
 from ..options import OptionsError
+from ..writer import write_text
 
 
-def colour(stream: TextIO) -> bool:
+def colour(stream: TextIO | None) -> bool:
     """Colour on a terminal; ``NO_COLOR`` turns it off and ``FORCE_COLOR`` on (set and
     not empty), as https://no-color.org and most command-line tools read them."""
     if os.environ.get("NO_COLOR"):
@@ -39,14 +40,24 @@ def report(
     """The diagnostics in ``fmt``, to ``output`` (a file) or standard output;
     ``help_urls``: the text format links each code to its page."""
     if output:
-        write_output(output, render(diags, fmt, help_urls=help_urls))
+        write_text(output, render(diags, fmt, help_urls=help_urls))
     else:
-        sys.stdout.write(render(diags, fmt, colour=colour(sys.stdout), help_urls=help_urls))
+        write_text(None, render(diags, fmt, colour=colour(sys.stdout), help_urls=help_urls))
 
 
 def summary(diags: Sequence[Diagnostic], files: int, *, quiet: bool, fmt: str) -> None:
     if not quiet and fmt in ("text", "github"):
         print(summary_line(diags, files), file=sys.stderr)
+
+
+def waiting(command: str) -> Callable[[str], None]:
+    """``on_wait`` for the writer: one line on standard error while another etwmc
+    writes into the same folder (the write then waits for it to end)."""
+
+    def notice(folder: str) -> None:
+        print(f"etwmc {command}: waiting for another etwmc writing into {folder}", file=sys.stderr)
+
+    return notice
 
 
 def config_arguments(p: argparse.ArgumentParser) -> None:

@@ -1,13 +1,15 @@
 """``etwmc compile``: manifests -> Python provider modules, binary resources, C headers.
 
 Each manifest's outputs are planned in memory (:func:`etwmc.compile.compile_manifest`)
-and written all-or-nothing (:mod:`etwmc.emit`); with ``--check`` nothing is written
-and the exit status says whether the outputs on disk are current.  Options come from
-the project's configuration (``[tool.etwmc]``, the build plugins' table) and the flags,
-which win.  Diagnostics (errors and warnings; notes are lint's) go to standard output.
+and written all-or-nothing (:func:`etwmc.writer.write_set`, under the output folder's
+lock: a second compile into the same folder waits for the first); with ``--check``
+nothing is written and the exit status says whether the outputs on disk are current.
+Options come from the project's configuration (``[tool.etwmc]``, the build plugins'
+table) and the flags, which win.  Diagnostics (errors and warnings; notes are lint's)
+go to standard output.
 
-Exit status: 0 written (or current), 1 a manifest has errors or outputs are stale, 2
-usage (an unreadable manifest, an unusable name, an output that cannot be written).
+Exit status: 0 written (or current), 1 a manifest has errors, outputs are stale or
+could not be written, 2 usage (an unreadable manifest, an unusable name, bad options).
 """
 
 from __future__ import annotations
@@ -16,15 +18,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..codes import E_BASE
 from ..compile import compile_manifest
 from ..config import Config, show
 from ..diagnostics import FORMATS, Diagnostic, Severity, finalize
-from ..emit import EmitError, stale, write_all
 from ..inputs import UsageError
+from ..journal import read_regular
 from ..options import CompileOptions, OptionsError, as_table, options_from_table
 from ..selection import SelectorError
-from ._output import config_arguments, project_config, report
+from ..writer import WriteError, stale, write_set
+from . import EXIT_ERRORS, EXIT_OK, exit_status
+from ._output import config_arguments, project_config, report, waiting
 
 DESCRIPTION = (
     "Compile instrumentation manifests into a Python provider module, the WEVT_TEMPLATE "
@@ -34,10 +37,6 @@ DESCRIPTION = (
     "pyproject.toml (or etwmc.toml); flags win."
 )
 STDIN = "-"
-
-# Diagnostics that mean the command could not run as asked: the manifest cannot be
-# read, or an output name is unusable.  They exit 2, like other usage errors.
-USAGE_CODES = frozenset({"ETW001", "ETW012", E_BASE.id})
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -59,7 +58,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--wevt-version",
         type=int,
-        choices=(3, 5),
+        metavar="{3,5}",
         help="WEVT_TEMPLATE version: 5 as mc 10.0.16299 and later, 3 as earlier mc "
         "(default: 5, or 3 with --legacy-template-ids)",
     )
@@ -82,7 +81,7 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--c-header",
         nargs="?",
         const="um",
-        choices=("um", "km"),
+        metavar="{um,km}",
         help="also write <base>.h, the C/C++ header mc -um (or -km) writes",
     )
     p.add_argument(
@@ -103,33 +102,31 @@ def configure(p: argparse.ArgumentParser) -> None:
     config_arguments(p)
 
 
+# The flag that sets each option, to name it in a message (the options type checks
+# the values: etwmc.options).
+_FLAGS = {"wevt_version": "--wevt-version", "c_header": "--c-header"}
+
+
 def options(args: argparse.Namespace, config: Config) -> CompileOptions:
     """The configuration's options with the flags given on the command line over them."""
-    if args.no_python and args.no_binary and not (args.resource_dll or args.c_header):
-        raise UsageError(
-            "--no-python and --no-binary leave nothing to write (add --resource-dll or "
-            "--c-header, or drop one of them)"
-        )
     try:
-        base = options_from_table(config.table, config.where)
-        legacy = bool(args.legacy_template_ids) or base.legacy_template_ids
-        version = base.wevt_version
-        if args.wevt_version is not None:
-            version = 3 if args.wevt_version == 3 else 5
-        elif args.legacy_template_ids:
-            version = None  # mc 8.1's layout goes with its ids
-        return CompileOptions(
-            wevt_version=version,
-            legacy_template_ids=legacy,
-            python=base.python and not args.no_python,
-            binary=base.binary and not args.no_binary,
-            resource_dll=bool(args.resource_dll) or base.resource_dll,
-            c_header=args.c_header or base.c_header,
-            werror=bool(args.werror) or base.werror,
-            verify=bool(args.verify),
-        )
+        configured = options_from_table(config.table, config.where)
     except OptionsError as e:
         raise UsageError(str(e)) from None
+    try:
+        return configured.with_flags(
+            wevt_version=args.wevt_version,
+            legacy_template_ids=args.legacy_template_ids,
+            python=False if args.no_python else None,
+            binary=False if args.no_binary else None,
+            resource_dll=args.resource_dll,
+            c_header=args.c_header,
+            werror=args.werror,
+            verify=args.verify or None,
+        )
+    except OptionsError as e:
+        flag = _FLAGS.get(e.key or "")
+        raise UsageError(f"{flag}: {e}" if flag else str(e)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -148,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-z and --module name one manifest's outputs: compile one at a time")
     if STDIN in args.manifests and not args.base:
         raise UsageError("a manifest read from standard input needs -z BASE to name its outputs")
-    status = 0
+    status = EXIT_OK
     diags: list[Diagnostic] = []
     for manifest in args.manifests:
         data = sys.stdin.buffer.read() if manifest == STDIN else None
@@ -159,17 +156,16 @@ def run(args: argparse.Namespace) -> int:
         # Notes are advice for `etwmc lint`; a compile reports what can fail or mislead.
         diags += [d for d in result.diagnostics if d.severity != Severity.NOTE]
         if not result.ok:
-            usage = any(d.code in USAGE_CODES for d in result.diagnostics)
-            status = max(status, 2 if usage else 1)
-            continue
-        if args.check:
+            status = max(status, exit_status(result.diagnostics))
+        elif args.check:
             if _stale(args, manifest, result.files, opts):
-                status = max(status, 1)
-            continue
-        try:
-            write_all(args.output_dir, result.files)
-        except EmitError as e:
-            raise UsageError(str(e)) from None
+                status = max(status, EXIT_ERRORS)
+        else:
+            try:
+                write_set(args.output_dir, result.files, on_wait=waiting("compile"))
+            except WriteError as e:
+                print(f"etwmc compile: {e}", file=sys.stderr)
+                status = max(status, EXIT_ERRORS)
     report(finalize(diags), args.format)
     return status
 
@@ -177,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 def _stale(
     args: argparse.Namespace, manifest: str, files: dict[str, bytes], opts: CompileOptions
 ) -> bool:
-    out_of_date = stale(args.output_dir, files)
+    out_of_date = stale(args.output_dir, files, on_wait=waiting("compile"))
     for name, why in out_of_date:  # the report: which files, and how they differ
         detail = _change_summary(Path(args.output_dir) / name, files[name], why)
         print(f"{Path(args.output_dir) / name}: {why}{detail}")
@@ -200,10 +196,11 @@ def _change_summary(path: Path, new: bytes, why: str) -> str:
     """`` (+a -b lines)`` for a text output that differs, else nothing."""
     if why != "differs" or path.suffix not in (".py", ".rc", ".h"):
         return ""
+    current = read_regular(path)
     try:
-        old = path.read_bytes().decode("utf-8").splitlines()
+        old = (current or b"").decode("utf-8").splitlines()
         lines = new.decode("utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+    except UnicodeDecodeError:
         return ""
     import difflib  # --check of a stale output only: start-up cost of every compile
 
@@ -224,8 +221,7 @@ def regenerate_command(args: argparse.Namespace, manifest: str, opts: CompileOpt
         words += ["-z", args.base]
     if args.module:
         words += ["--module", args.module]
-    default = CompileOptions(legacy_template_ids=opts.legacy_template_ids).version
-    if opts.version != default:
+    if opts.version != opts.implied_version:
         words += ["--wevt-version", str(opts.version)]
     if opts.c_header:
         words.append(f"--c-header={opts.c_header}")

@@ -1,22 +1,20 @@
 """``etwmc decode``: decode an ``.etl`` trace (or an etwmc event file) to events.
 
 Exit status: 0 every event with metadata decoded; 1 the trace is damaged (the events
-before the damage are written), an event's metadata does not fit its payload, or
-metadata could not be read; 2 usage.  ``-o FILE`` is written all-or-nothing: to a
-temporary file in the same folder, renamed over FILE when decoding ends.
+before the damage are written), an event's metadata does not fit its payload,
+metadata could not be read, or the events could not be written; 2 usage.  ``-o FILE``
+is written by :func:`etwmc.writer.stream`: a regular file all-or-nothing (a temporary
+file in the same folder, renamed over FILE when decoding ends), a device or FIFO as
+the events come.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from ..codes import (
     E_EVENT_MISFIT,
@@ -40,10 +38,8 @@ from ..decode.trace import MAX_EVENT_JSON, TraceDecoder
 from ..diagnostics import Diagnostic, Severity, Span, diag, finalize, render_text
 from ..inputs import UsageError, event_file_problem, require_input
 from ..model import Manifest
-
-EXIT_OK = 0
-EXIT_ERRORS = 1
-EXIT_USAGE = 2
+from ..writer import TextOutput, WriteError, resolve, stream
+from . import EXIT_ERRORS, EXIT_OK
 
 
 class _WevtAction(argparse.Action):
@@ -121,14 +117,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """A metadata file that cannot be opened, or an output whose folder does not exist,
-    is a usage error, found before any decoding."""
+    """A metadata file that cannot be opened is a usage error, and an output that
+    cannot be written (its folder does not exist) a failed write, both found before
+    any decoding."""
     for path in [*args.manifest, *args.wevt, *args.messages, *args.dll]:
         require_input(path)
     if args.output:
-        folder = Path(args.output).parent
-        if not folder.is_dir():
-            raise UsageError(f"cannot write {args.output}: the folder {folder} does not exist")
+        resolve(args.output)
 
 
 def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
@@ -146,8 +141,7 @@ def _load(args: argparse.Namespace) -> tuple[list[Manifest], list[Diagnostic]]:
 
 def _run(args: argparse.Namespace) -> int:
     if args.messages and not args.wevt:
-        print("etwmc: --messages belongs to a --wevt", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError("--messages belongs to a --wevt")
     _check_paths(args)
     manifests, diags = _load(args)
     if any(d.severity == Severity.ERROR for d in diags):
@@ -169,19 +163,16 @@ def _run(args: argparse.Namespace) -> int:
     pieces = budget.take(pieces)
     with f:
         try:
-            if args.output:
-                _write_file(args.output, pieces)
-            elif not args.summary:
-                _write(sys.stdout, pieces)
+            if args.output or not args.summary:
+                with stream(args.output, errors="replace") as out:
+                    _write(out, pieces)
             else:
                 for _ in pieces:
                     pass
-        except OSError as e:
+        except WriteError:
             if bar:
                 bar.clear()
-            where = e.filename or args.output or "the output"
-            print(f"etwmc: cannot write {where}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_ERRORS
+            raise
     if bar:
         bar.clear()
     diags += decoder.diagnostics
@@ -291,20 +282,6 @@ class _Progress:
         sys.stderr.flush()
 
 
-def _write(out: TextIO, pieces: Iterator[str]) -> None:
+def _write(out: TextOutput, pieces: Iterator[str]) -> None:
     for piece in pieces:  # joined into batches already (OutputBudget.take)
         out.write(piece)
-
-
-def _write_file(path: str, pieces: Iterator[str]) -> None:
-    """Write to a temporary file beside ``path``, then rename it over ``path``."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", errors="replace", newline="\n") as out:
-            _write(out, pieces)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -4,7 +4,7 @@ The manifest goes to ``-o FILE`` or standard output; diagnostics go to standard 
 (standard output may be the manifest).  What the manifest cannot give back
 (:mod:`etwmc.wevt.fidelity`) is reported as warnings and notes, which do not change the
 exit status: 0 written, 1 the blob or a message table is malformed (with the byte
-offset), 2 usage.
+offset) or the manifest could not be written, 2 usage.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import sys
 
 from ..decompile import decompile
 from ..diagnostics import finalize, render_text
-from ..inputs import load_blob, write_output
+from ..inputs import load_blob
+from ..writer import write_text
+from . import EXIT_ERRORS, EXIT_OK
 
 DESCRIPTION = (
     "Rebuild an instrumentation manifest from a compiled WEVT_TEMPLATE blob (<base>TEMP.BIN) "
@@ -48,11 +50,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if manifest is None:
         sys.stderr.write(render_text(problems))
-        return 1
+        return EXIT_ERRORS
     text = decompile(manifest)
     sys.stderr.write(render_text(finalize(problems)))
-    if args.output:
-        write_output(args.output, text)
-    else:
-        sys.stdout.write(text)
-    return 0
+    write_text(args.output, text)
+    return EXIT_OK

@@ -3,7 +3,8 @@ decoders or consumers (:mod:`etwmc.diff` has the rules).
 
 Either side is a manifest, a TEMP.BIN blob or a provider DLL.  The report goes to
 standard output (or ``-o FILE``) in lint's formats, a summary line to standard error.
-Exit status: 0 no breaking change, 1 a breaking change or a malformed input, 2 usage.
+Exit status: 0 no breaking change, 1 a breaking change, a malformed input or a report
+that could not be written, 2 usage.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 from ..diagnostics import FORMATS, finalize, has_errors
 from ..diff import diff_manifests, load
 from ..inputs import require_input
+from . import EXIT_ERRORS, EXIT_OK
 from ._output import report, summary
 
 DESCRIPTION = (
@@ -43,4 +45,4 @@ def run(args: argparse.Namespace) -> int:
     diags = finalize(diags, werror=args.werror)
     report(diags, args.format, args.output)
     summary(diags, 2, quiet=args.quiet, fmt=args.format)
-    return 1 if has_errors(diags) else 0
+    return EXIT_ERRORS if has_errors(diags) else EXIT_OK

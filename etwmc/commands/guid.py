@@ -13,6 +13,7 @@ import uuid
 
 from ..guid import provider_guid
 from ..inputs import UsageError
+from . import EXIT_OK
 
 DESCRIPTION = (
     "Print the provider GUID that EventSource and TraceLogging derive from a provider name "
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for name in names:
             print(f"{_show(provider_guid(name), args.braces)}  {name}")
-    return 0
+    return EXIT_OK
 
 
 def _show(guid: uuid.UUID, braces: bool) -> str:

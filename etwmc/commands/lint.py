@@ -3,9 +3,9 @@
 Paths are files, folders (searched for manifests: :mod:`etwmc.discover`) or ``-`` for
 standard input.  The codes reported are chosen as ruff chooses them
 (:mod:`etwmc.selection`), from the project's configuration (:mod:`etwmc.config`) and
-the flags.  Exit status: 0 no errors (warnings allowed unless ``--werror``), 1 errors,
-2 usage (a path that does not exist or cannot be read, no manifest found, a bad flag
-or configuration file).
+the flags.  Exit status: 0 no errors (warnings allowed unless ``--werror``), 1 errors
+(or a report that could not be written), 2 usage (a path that does not exist or cannot
+be read, no manifest found, a bad flag or configuration file).
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from ..codes import E_NO_INPUT, E_WALK, REGISTRY
+from ..codes import E_NO_INPUT, REGISTRY
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, has_errors, visible
+from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, visible
 from ..discover import discover
 from ..inputs import UsageError
 from ..lint import lint_file
 from ..selection import Selection, SelectorError, apply
+from . import EXIT_OK, exit_status
 from ._output import config_arguments, project_config, report, summary
 
 DESCRIPTION = (
@@ -88,13 +89,13 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.list_codes:
         sys.stdout.write(codes_json() if args.format == "json" else codes_table())
-        return 0
+        return EXIT_OK
     config = project_config(args)
     selection = _selection(args, config)
     werror = _werror(args, config)
     if args.show_config:
         sys.stdout.write(show(config, _effective(selection, config, werror)))
-        return 0
+        return EXIT_OK
     if not args.paths:
         raise UsageError("give at least one manifest file or folder (or - for standard input)")
     found = discover(
@@ -125,11 +126,10 @@ def run(args: argparse.Namespace) -> int:
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
     report(diags, args.format, args.output, help_urls=args.show_help_url)
     summary(diags, checked, quiet=args.quiet, fmt=args.format)
-    # A path that does not exist or a file that cannot be read is a usage error: the
-    # others are still checked and reported, but the run did not do what was asked.
-    if any(d.code in (E_NO_INPUT.id, "ETW001", E_WALK.id) for d in diags):
-        return 2
-    return 1 if has_errors(diags) else 0
+    # A path that does not exist, a file or folder that cannot be read is a usage error
+    # (commands.USAGE_CODES): the others are still checked and reported, but the run did
+    # not do what was asked.
+    return exit_status(diags)
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:

@@ -13,12 +13,14 @@ with -um/-km, definitions only without), ``BASE.rc``, ``BASETEMP.BIN`` and one
 ``BASE.rc`` and one table per language (:mod:`etwmc.mctext`), and ``BASE.dbg`` in the
 -x folder.  With both, each header keeps its input's name and the resources are one
 set named after the message text file (:mod:`etwmc.mctext.combine`).  Everything is
-written all-or-nothing: if one file cannot be written, the files already written are
-put back.
+made by the output registry (:mod:`etwmc.outputs`: the manifest's kinds and the message
+text file's) and written by :func:`etwmc.writer.write_sets`: all-or-nothing across the
+folders, which are created, under their locks.
 
-Exit codes: 0 written, 1 an input has errors (or an output could not be written),
-2 a usage error (an unknown or unsupported option: -mof, -cs, -css, -co and
--generateProjections end in an error that says why).
+Exit codes (:mod:`etwmc.commands`): 0 written, 1 an input has errors (or an output could
+not be written), 2 a usage error (an unknown or unsupported option: -mof, -cs, -css,
+-co and -generateProjections end in an error that says why; an input that cannot be
+read; an unusable output name, ETW612).
 """
 
 from __future__ import annotations
@@ -27,21 +29,35 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .. import mctext
-from ..codes import W_LONG_MESSAGE
-from ..diagnostics import Diagnostic, Severity, diag, finalize, has_errors, render
-from ..emit import EmitError, check_name, default_base, write_all
+from ..diagnostics import Diagnostic, Severity, finalize, has_errors, render
+from ..inputs import UsageError
+from ..options import CompileOptions, HeaderMode, OptionsError, TextEncoding
+from ..outputs import (
+    MANIFEST_OUTPUTS,
+    MESSAGE_TABLES,
+    MESSAGE_TEXT_OUTPUTS,
+    ManifestBuild,
+    Place,
+    TextBuild,
+    checks,
+    default_base,
+    manifest_part,
+    name_check,
+)
+from ..outputs import plan as plan_outputs
+from ..writer import WriteError, file_name_problem, write_sets
+from . import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, exit_status
+from ._output import waiting
 
 if TYPE_CHECKING:
-    from ..model import Manifest
-    from ..msgids import MessageIds
+    from ..outputs import Planned
 
-# The manifest's stack (validation, lxml, the generators, the baselines) is imported by
-# the functions that need it: a run for a message text file alone does without it, and
-# starts about a sixth faster.
+# The manifest's stack (validation, lxml, -W, -w and -t) is imported by the functions
+# that need it: a run for a message text file alone does without it, and starts about
+# a sixth faster.
 
 USAGE = """\
 usage: etwmc mc [options] [FILE.man] [FILE.mc]
@@ -87,15 +103,10 @@ _UNSUPPORTED_VALUED = {
     "css": "etwmc does not write C# code",
     "generateTemplateStubs": "etwmc does not write WinRT projections",
 }
-_ENCODINGS = ("ansi", "utf-8", "utf-16")
 # The switches that only change what a message text file gives, and what a manifest
 # alone makes of them.
 _MC_ONLY = ("a", "u", "d", "n", "o")
 _MANIFEST_ONLY = ("um", "km", "p", "P", "s", "t", "w", "W")
-
-
-class UsageError(Exception):
-    """The command line is wrong; the message says how."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,12 +264,10 @@ def _apply(opts: McOptions, name: str, value: str | None) -> McOptions:
 
 def _apply_value(opts: McOptions, name: str, value: str) -> McOptions:
     if name == "e":
-        if not (1 <= len(value) <= 3 and value.isascii() and value.isalnum()):
-            raise UsageError(f"-e {value!r}: the extension is 1 to 3 letters or digits")
+        _checked("-e", header_extension=value)
         return replace(opts, ext=value)
     if name == "cp":
-        if value.lower() not in _ENCODINGS:
-            raise UsageError(f"-cp {value!r}: the encoding is one of {', '.join(_ENCODINGS)}")
+        _checked("-cp", text_encoding=value.lower())
         return replace(opts, encoding=value.lower())
     if name == "acp":
         try:
@@ -268,124 +277,114 @@ def _apply_value(opts: McOptions, name: str, value: str) -> McOptions:
                 f"-acp {value!r}: not a code page etwmc knows (1252, 932...)"
             ) from None
     if name == "m":
-        if not value.isdigit() or int(value) < 1:
+        if not value.isdigit():
             raise UsageError(f"-m {value!r}: the length is a positive number")
+        _checked("-m", max_message_length=int(value))
         return replace(opts, max_length=int(value))
     if name == "p":
-        if not (value.isascii() and value.isidentifier()):
-            raise UsageError(f"-p {value!r}: the prefix must be a C identifier")
+        _checked("-p", write_prefix=value)
         return replace(opts, write_prefix=value)
     if name == "P":
-        if not value:
-            raise UsageError("-P needs a prefix")
+        _checked("-P", strip_prefix=value)
         return replace(opts, strip_prefix=value)
     if name == "z":
-        try:
-            check_name(value)
-        except EmitError:
-            raise UsageError(f"-z {value!r}: the base name must be a plain file name") from None
+        why = file_name_problem(value)
+        if why:
+            raise UsageError(f"-z {value!r}: the base name must be a plain file name: {why}")
         return replace(opts, base=value)
     folders = {"h": "header_dir", "r": "rc_dir", "x": "dbg_dir", "s": "baseline_dir",
                "t": "check_dir", "W": "winmeta", "w": "schema"}  # fmt: skip
     return replace(opts, **{folders[name]: value})  # type: ignore[arg-type]
 
 
-def _long_messages(manifest: Manifest, ids: MessageIds, limit: int) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    for res in manifest.resources:
-        for sid in sorted(ids.strings):
-            s = res.strings.get(sid)
-            if s is not None and len(s.value) > limit:
-                out.append(
-                    diag(
-                        W_LONG_MESSAGE,
-                        s.span,
-                        f"string '{sid}' ({res.culture}) is {len(s.value)} characters long, "
-                        f"more than the {limit} that -m allows",
-                        hint="shorten the message, or raise -m",
-                    )
-                )
-    return out
+def _checked(flag: str, **option: object) -> None:
+    """The options type's verdict on one option's value (it checks every option)."""
+    try:
+        CompileOptions(**option)  # type: ignore[arg-type]
+    except OptionsError as e:
+        raise UsageError(f"{flag}: {e}") from None
+
+
+def compile_options(opts: McOptions) -> CompileOptions:
+    """What mc's switches ask of a manifest: its header, and its binaries unless a
+    message text file of the same run carries them (joined with its own)."""
+    mode: HeaderMode = "definitions" if opts.mode is None else "km" if opts.kernel else "um"
+    return CompileOptions(
+        python=False,
+        binary=not opts.mc_file,
+        c_header=mode,
+        header_extension=opts.ext,
+        write_prefix=opts.write_prefix,
+        strip_prefix=opts.strip_prefix,
+        customer_bit=opts.customer_bit,
+        text_encoding=cast(TextEncoding, opts.encoding),
+        prefixed_tables=opts.base_names or opts.base is not None,
+        baseline=opts.baseline_dir is not None,
+        max_message_length=opts.max_length,
+    )
 
 
 @dataclass
 class _Plan:
-    groups: dict[str, dict[str, bytes]]
+    groups: dict[str, dict[str, bytes]]  # folder -> file name -> bytes
     diagnostics: list[Diagnostic]
 
 
-@dataclass
-class _ManifestPart:
-    manifest: Manifest
-    ids: MessageIds
-    header: bytes
-
-
 def plan(opts: McOptions) -> _Plan:
-    """Check the inputs and build every output in memory (folder -> files)."""
+    """Check the inputs and make every output in memory, by folder."""
     diags: list[Diagnostic] = []
-    part = _manifest(opts, diags) if opts.manifest else None
+    for path in (opts.manifest, opts.mc_file):
+        if path:  # both inputs' outputs are named after them (or -z): ETW612
+            diags += name_check(path, _base(opts, path), None, derived=opts.base is None)
+    if has_errors(diags):
+        return _Plan({}, diags)
+    build = _manifest(opts, diags) if opts.manifest else None
     model = None
     if opts.mc_file:
         model, found = mctext.read_file(opts.mc_file, opts.text_options())
         diags += found
     if has_errors(diags) or (opts.mc_file and model is None):
         return _Plan({}, diags)
-    groups: dict[str, dict[str, bytes]] = {}
-
-    def put(folder: str, files: dict[str, bytes]) -> None:
-        groups.setdefault(folder, {}).update(files)
-
-    if part is not None:
-        from ..mcexe import baseline
-        from ..wevt import binary_outputs
-
-        base = default_base(opts.manifest) if opts.mc_file else _base(opts, opts.manifest)
-        put(opts.header_dir, {f"{base}.{opts.ext}": part.header})
-        if opts.baseline_dir is not None:
-            put(opts.baseline_dir, baseline.baseline_files(part.manifest, part.ids))
-    if model is None:
-        assert part is not None
-        base = _base(opts, opts.manifest)
-        prefixed = opts.base_names or opts.base is not None
-        binaries = binary_outputs(part.manifest, base, prefixed=prefixed, ids=part.ids)
-        rc = binaries[f"{base}.rc"].decode("ascii")
-        binaries[f"{base}.rc"] = mctext.encode_text(rc, opts.encoding, "ascii", rc=True)
-        put(opts.rc_dir, binaries)
-        return _Plan(groups, diags)
-    with_manifest = None
-    if part is not None:
-        from ..mctext.combine import manifest_cultures
-        from ..wevt.rc import template_file
-
-        blob = binary_outputs(part.manifest, "m", ids=part.ids)[template_file("m")]
-        with_manifest = mctext.ManifestPart(blob, manifest_cultures(part.manifest, part.ids))
-    files = mctext.plan_files(
-        model,
-        opts.text_options(),
-        base=_base(opts, opts.mc_file),
-        ext=opts.ext,
-        prefixed=opts.base_names,
-        encoding=opts.encoding,
-        dbg=opts.dbg_dir is not None,
-        manifest=with_manifest,
-    )
-    diags += files.diagnostics
+    made: list[Planned] = []
+    if build is not None:
+        made.append(plan_outputs(build, MANIFEST_OUTPUTS))
+        if model is not None:  # the manifest's resources join the message text file's
+            diags += checks(build, (MESSAGE_TABLES,))
+    if model is not None and not has_errors(diags):
+        text = TextBuild(
+            model,
+            opts.text_options(),
+            base=_base(opts, opts.mc_file),
+            ext=opts.ext,
+            prefixed=opts.base_names,
+            encoding=opts.encoding,
+            debug=opts.dbg_dir is not None,
+            manifest=manifest_part(build) if build is not None else None,
+        )
+        made.append(plan_outputs(text, MESSAGE_TEXT_OUTPUTS))
+    diags += [d for p in made for d in p.diagnostics]
     if has_errors(diags):
         return _Plan({}, diags)
-    put(opts.header_dir, files.header)
-    put(opts.rc_dir, files.resources)
-    if opts.dbg_dir is not None:
-        put(opts.dbg_dir, files.debug)
+    folders: dict[Place, str | None] = {
+        "header": opts.header_dir,
+        "resources": opts.rc_dir,
+        "baseline": opts.baseline_dir,
+        "debug": opts.dbg_dir,
+    }
+    groups: dict[str, dict[str, bytes]] = {}
+    for planned in made:
+        for place, files in planned.files.items():
+            folder = folders.get(place)
+            if folder is not None:
+                groups.setdefault(folder, {}).update(files)
     return _Plan(groups, diags)
 
 
-def _manifest(opts: McOptions, diags: list[Diagnostic]) -> _ManifestPart | None:
-    """Validate the manifest (and what -w, -W and -t check) and make its header."""
-    from ..header import HeaderOptions, build_header, message_ids
+def _manifest(opts: McOptions, diags: list[Diagnostic]) -> ManifestBuild | None:
+    """Validate the manifest (with what -w, -W and -t check); its build for the
+    registry, or None when it has errors."""
     from ..mcexe import baseline, winmeta_file
     from ..validate import check_file
-    from ..wevt import output_diagnostics
 
     checked = check_file(opts.manifest)
     diags += [d for d in checked.diagnostics if d.severity != Severity.NOTE]
@@ -394,32 +393,20 @@ def _manifest(opts: McOptions, diags: list[Diagnostic]) -> _ManifestPart | None:
         return None
     if opts.schema is not None:
         diags += _schema_check(opts.schema, opts.manifest)
-    hopts = HeaderOptions(
-        kernel=opts.kernel,
-        logging=opts.mode is not None,
-        write_prefix=opts.write_prefix,
-        strip_prefix=opts.strip_prefix,
-        customer_bit=opts.customer_bit,
-    )
-    ids = message_ids(manifest, hopts)
+    base = default_base(opts.manifest) if opts.mc_file else _base(opts, opts.manifest)
+    build = ManifestBuild(manifest, compile_options(opts), path=opts.manifest, base=base)
     if opts.winmeta is not None:
         winmeta, problems = winmeta_file.read_winmeta(opts.winmeta)
         diags += problems
         if winmeta is not None:
-            ids = winmeta_file.with_texts(ids, winmeta)
-    diags += output_diagnostics(manifest)
-    if opts.max_length is not None:
-        diags += _long_messages(manifest, ids, opts.max_length)
+            ids = winmeta_file.with_texts(build.ids(), winmeta)
+            build = ManifestBuild(manifest, build.options, path=opts.manifest, base=base, ids=ids)
     if opts.check_dir is not None:
         try:
             diags += baseline.check_against(manifest, opts.check_dir)
         except baseline.NoBaseline as e:
             raise UsageError(f"-t: {e}") from None
-    header = build_header(manifest, hopts, ids=ids)
-    diags += header.diagnostics
-    if has_errors(diags):
-        return None
-    return _ManifestPart(manifest, ids, mctext.encode_text(header.text, opts.encoding, "ascii"))
+    return None if has_errors(diags) else build
 
 
 def _schema_check(schema_path: str, manifest_path: str) -> list[Diagnostic]:
@@ -437,61 +424,33 @@ def _base(opts: McOptions, path: str) -> str:
     return opts.base if opts.base is not None else default_base(path)
 
 
-def write(groups: dict[str, dict[str, bytes]]) -> list[Path]:
-    """Write every folder's files; if one folder fails, put the others back."""
-    merged: dict[Path, dict[str, bytes]] = {}
-    for name, files in groups.items():
-        merged.setdefault(Path(name).resolve(), {}).update(files)
-    before: dict[Path, bytes | None] = {}
-    for folder, planned in merged.items():
-        for name in planned:
-            p = folder / name
-            before[p] = p.read_bytes() if p.is_file() else None
-    written: list[Path] = []
-    try:
-        for folder, planned in merged.items():
-            written += write_all(folder, planned)
-    except EmitError:
-        for p in written:
-            old = before.get(p)
-            try:
-                if old is None:
-                    p.unlink()
-                else:
-                    p.write_bytes(old)
-            except OSError:
-                pass
-        raise
-    return written
-
-
 def main(argv: Sequence[str]) -> int:
     try:
         opts = parse(argv)
         if opts.help:
             sys.stdout.write(USAGE)
-            return 0
+            return EXIT_OK
         result = plan(opts)
     except UsageError as e:
         sys.stderr.write(f"etwmc mc: {e}\n{USAGE}")
-        return 2
+        return EXIT_USAGE
     diags = finalize(result.diagnostics)
     if diags:
         sys.stdout.write(render(diags, "text"))
     if has_errors(diags):
-        return 1
+        return exit_status(diags)
     try:
-        paths = write(result.groups)
-    except EmitError as e:
+        paths = write_sets(result.groups, on_wait=waiting("mc"))
+    except WriteError as e:
         print(f"etwmc mc: {e}", file=sys.stderr)
-        return 1
+        return EXIT_ERRORS
     if opts.verbose:
         alone = "a manifest" if not opts.mc_file else "a message text file"
         for flag in opts.ignored():
             print(f"etwmc mc: {flag} has no effect on {alone} alone")
         for p in paths:
-            print(f"etwmc mc: wrote {p}")
-    return 0
+            print(f"etwmc mc: wrote {p.parent.resolve() / p.name}")
+    return EXIT_OK
 
 
 DESCRIPTION = (

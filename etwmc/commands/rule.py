@@ -11,6 +11,7 @@ import sys
 from ..codes import REGISTRY
 from ..inputs import UsageError
 from ..rulepages import all_pages, page, to_json_obj, to_text
+from . import EXIT_OK
 
 DESCRIPTION = (
     "Explain a diagnostic code: what it means, why it matters, what mc.exe does with the same "
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(items if args.all else items[0], indent=2) + "\n")
     else:
         sys.stdout.write("\n".join(to_text(p) for p in pages))
-    return 0
+    return EXIT_OK
 
 
 def _known(raw: str) -> str:

@@ -105,6 +105,8 @@ class Helper:
 
 @dataclass(frozen=True, slots=True)
 class _Extent:
+    """A field's count or length: a constant, or the index of the field that holds it."""
+
     fixed: int | None  # a constant above 1 (count) or above 0 (length)
     ref: int | None  # the index of the field holding it
 

@@ -19,6 +19,7 @@ keeps every reference that resolved and lists the attributes that did not.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -241,9 +242,5 @@ def _unknown(
 
 
 def _closest(token: str, known: list[str]) -> str | None:
-    # Imported here: only an unknown reference needs it, and a valid manifest's run
-    # skips the import (start-up cost).
-    import difflib
-
     m = difflib.get_close_matches(token, known, n=1, cutoff=0.75)
     return m[0] if m else None

@@ -1,4 +1,5 @@
-"""mc's baselines: ``-s DIR`` writes one, ``-t DIR`` checks a manifest against one.
+"""mc's baselines: ``-s DIR`` writes one (the output registry's baseline kind,
+:func:`etwmc.outputs.baseline_files`), ``-t DIR`` checks a manifest against one.
 
 mc 10's usage says what ``-s`` writes: "a separate binary resource per provider" and
 "summary global resource MCGenResource.BIN"; what those files hold is not documented.
@@ -15,36 +16,17 @@ that break decoders or consumers are errors (ETW7xx).
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, Severity
 from ..diff import diff_manifests, load
-from ..emit import name_problem
 from ..model import Manifest
-from ..msgids import MessageIds
-from ..wevt import writer
-
-SUMMARY = "MCGenResource.BIN"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+from ..outputs import BASELINE_SUMMARY as SUMMARY
+from ..outputs import baseline_files as baseline_files
 
 
 class NoBaseline(Exception):
     """``-t`` names a folder with no baseline in it."""
-
-
-def baseline_files(manifest: Manifest, ids: MessageIds) -> dict[str, bytes]:
-    """File name -> blob of every file ``-s`` writes."""
-    out = {SUMMARY: writer.build(manifest, ids=ids)}
-    taken = {SUMMARY.casefold()}
-    for p in manifest.providers:
-        name = _UNSAFE.sub("_", p.name) + ".BIN"
-        if name_problem(name) or name.casefold() in taken:
-            name = f"{p.guid}.BIN"
-        taken.add(name.casefold())
-        out[name] = writer.build(replace(manifest, providers=(p,)), ids=ids)
-    return out
 
 
 def check_against(manifest: Manifest, folder: str | Path) -> list[Diagnostic]:

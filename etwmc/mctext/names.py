@@ -23,7 +23,7 @@ from ..codes import (
     W_MC_REDECLARED,
 )
 from ..diagnostics import Diagnostic, Severity, Span, diag
-from ..emit import name_problem
+from ..writer import file_name_problem as name_problem
 from .cursor import Cursor
 from .lexer import Kind, Token
 from .model import MAX_FACILITY, MAX_LANGID, MAX_SEVERITY, Name

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..wevt.msgtable import encode_table
+from ..wevt.rc import encode_text as encode_text  # one place for mc's -cp encodings
 from .header import HeaderStyle, render_header
 from .model import MessageFile
 from .options import McTextOptions
@@ -44,15 +45,3 @@ def build(mf: MessageFile, options: McTextOptions, *, base: str, prefixed: bool)
         languages=tuple(languages),
         dbg=render_dbg(mf, base),
     )
-
-
-def encode_text(text: str, encoding: str, codec: str, *, rc: bool = False) -> bytes:
-    """A text output as mc's ``-cp`` writes it: ``ansi`` in the ANSI code page
-    (characters it lacks become ``?``, as Windows converts them), ``utf-8`` and
-    ``utf-16`` with a byte-order mark.  mc 10 writes the .rc in UTF-16 when asked for
-    UTF-8, since rc.exe reads no UTF-8 (``rc``)."""
-    if encoding == "utf-16" or (rc and encoding == "utf-8"):
-        return b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass")
-    if encoding == "utf-8":
-        return b"\xef\xbb\xbf" + text.encode("utf-8", "surrogatepass")
-    return text.encode(codec, "replace")

@@ -18,6 +18,7 @@ model (nothing is written when there are errors).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -509,8 +510,6 @@ class _Parser:
 
 
 def _close_keyword(word: str) -> str | None:
-    import difflib  # only when a statement is misspelt
-
     found = difflib.get_close_matches(word.casefold(), list(KEYWORDS), n=1, cutoff=0.8)
     return KEYWORDS[found[0]] if found else None
 

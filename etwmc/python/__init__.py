@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
+from . import template
 from .context import build_context, context_diagnostics, module_name
 
 __all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
@@ -25,10 +26,6 @@ def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, lis
     ctx, diags = build_context(manifest, version=version, source=source)
     if has_errors(diags):
         return "", diags
-    # Imported here: `etwmc lint` uses this package for check() only, and need not
-    # load the compiled module template (start-up cost).
-    from . import template
-
     return template.render(m=ctx), diags
 
 

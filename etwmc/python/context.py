@@ -47,6 +47,8 @@ from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 @dataclass(frozen=True, slots=True)
 class EnumCtx:
+    """An enumeration class of the generated module: its head and member lines."""
+
     name: str
     head: str  # the class statement
     members: list[str]  # one assignment per member
@@ -54,6 +56,9 @@ class EnumCtx:
 
 @dataclass(frozen=True, slots=True)
 class EventCtx:
+    """One event's statements in the generated module: its descriptor, its write and
+    is-enabled functions, and their start/stop forms."""
+
     ident: str
     write: str
     is_enabled: str
@@ -76,6 +81,9 @@ class EventCtx:
 
 @dataclass(frozen=True, slots=True)
 class ProviderCtx:
+    """One provider's part of the generated module: its namespace class, enumerations,
+    enable flags and events."""
+
     ns: str
     runtime: str
     name: str  # literal
@@ -96,12 +104,16 @@ class ProviderCtx:
 
 @dataclass(frozen=True, slots=True)
 class SpecCtx:
+    """A payload layout of the generated module: the field specs of one template."""
+
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
 @dataclass(frozen=True, slots=True)
 class ModuleCtx:
+    """The whole generated module, as the template prints it."""
+
     version: str
     source_assign: str
     imports: str  # the import block, TYPE_CHECKING and its block

@@ -39,6 +39,8 @@ _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 @dataclass(frozen=True, slots=True)
 class ParamCtx:
+    """A parameter of an event's write function: its name, annotation and signature text."""
+
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it

@@ -19,21 +19,19 @@ schema cannot express or deliberately relaxes (see there).
 
 from __future__ import annotations
 
-import _thread  # threading.local's own type, without threading.py's import (start-up)
 import functools
+import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lxml import etree
 
 from ..diagnostics import Diagnostic
 from ..parse import Document
 from ..winmeta import XS_NS
+from .explain import Explainer
 from .extra import structure_rules
+from .index import SchemaIndex, read_index
 from .targets import targets
-
-if TYPE_CHECKING:
-    from .index import SchemaIndex
 
 __all__ = ["SCHEMA_FILE", "load_schema", "schema_index", "schema_diagnostics", "schema_path"]
 
@@ -50,7 +48,7 @@ def schema_path() -> Path:
     return Path(__file__).with_name(SCHEMA_FILE)
 
 
-_per_thread = _thread._local()
+_per_thread = threading.local()
 
 
 def load_schema() -> etree.XMLSchema:
@@ -67,10 +65,8 @@ def load_schema() -> etree.XMLSchema:
 
 @functools.cache
 def schema_index() -> SchemaIndex:
-    # Imported here: only a document with schema errors or a misplaced manifest
-    # element needs the index, and most runs skip loading it (start-up cost).
-    from .index import read_index
-
+    """The element and type declarations of etwmc.xsd, read once: only a document with
+    schema errors or a misplaced manifest element needs them."""
     return read_index(schema_path())
 
 
@@ -87,14 +83,12 @@ def schema_diagnostics(doc: Document) -> list[Diagnostic]:
     """Validate ``doc`` against etwmc.xsd; every problem becomes a diagnostic with the
     file, line and (where it can be found) column of the element or attribute."""
     schema = load_schema()
-    # The explainer and the index it reads from the XSD are loaded only when a problem
-    # must be explained: a valid document never needs them (start-up cost).
+    # The explainer and the index it reads are made when a problem must be explained:
+    # a valid document needs neither.
     explainer: Explainer | None = None
     for target in targets(doc):
         if not schema.validate(target.root):
             if explainer is None:
-                from .explain import Explainer
-
                 explainer = Explainer(doc, schema_index())
             explainer.add(target, list(schema.error_log))
     out = explainer.finish() if explainer is not None else []

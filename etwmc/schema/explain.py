@@ -14,6 +14,7 @@ diagnostic per problem:
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 
@@ -147,10 +148,6 @@ def _listing(names: Iterable[str]) -> str:
 
 
 def _close(word: str, choices: Iterable[str]) -> str | None:
-    # Imported here: only a misspelling needs it, and a valid manifest's run skips
-    # the import (start-up cost).
-    import difflib
-
     found = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"did you mean '{found[0]}'?" if found else None
 

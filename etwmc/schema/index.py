@@ -32,6 +32,8 @@ UNBOUNDED = 1 << 30
 
 @dataclass(frozen=True, slots=True)
 class AttrDecl:
+    """An attribute an element type of etwmc.xsd declares."""
+
     name: str
     type: str  # "GUIDType", "xs:boolean", ...
     required: bool
@@ -66,6 +68,8 @@ class TypeDecl:
 
 @dataclass(frozen=True, slots=True)
 class SchemaIndex:
+    """etwmc.xsd's global elements, complex types and enumerations, by name."""
+
     globals: dict[str, str]  # global element name -> type name
     types: dict[str, TypeDecl]
     enumerations: dict[str, tuple[str, ...]]  # simple type name -> allowed values

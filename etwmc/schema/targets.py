@@ -8,6 +8,7 @@ copy moved into the manifest namespace (line numbers are kept).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -57,8 +58,6 @@ def _moved_localization(loc: etree._Element) -> Target:
     """A copy of an assembly-namespace <localization> with its assembly-namespace
     elements moved into the manifest namespace.  deepcopy keeps source lines; the
     copy has the same shape, so nodes pair up in document order."""
-    import copy  # component manifests only: start-up cost of every other run
-
     moved = copy.deepcopy(loc)
     pairs: dict[etree._Element, etree._Element] = {}
     for new, old in zip(moved.iter(), loc.iter(), strict=True):

@@ -17,13 +17,10 @@ from ..codes import E_BINXML_TOO_LONG, E_STRING_TOO_LONG, E_UNKNOWN_CULTURE
 from ..diagnostics import Diagnostic, diag
 from ..model import Manifest
 from ..msgids import MessageIds, message_ids
-from . import msgtable
+from . import msgtable, rc, writer
 from .binxml import oversized
 from .crim import DEFAULT_WEVT_VERSION
 from .cultures import UnknownCulture, langid
-
-# The writer and the .rc are imported by the functions that build them: ``etwmc lint``
-# imports this package for output_diagnostics only (start-up cost).
 
 __all__ = [
     "UnknownCulture",
@@ -39,8 +36,6 @@ def build_wevt(
     manifest: Manifest, *, version: int = DEFAULT_WEVT_VERSION, legacy_ids: bool = False
 ) -> bytes:
     """The ``<base>TEMP.BIN`` blob.  ``legacy_ids`` uses mc 8.1's MD5 template ids."""
-    from . import writer
-
     return writer.build(manifest, version=version, legacy_ids=legacy_ids)
 
 
@@ -50,8 +45,6 @@ def build_message_tables(manifest: Manifest) -> list[tuple[str, bytes]]:
 
 
 def build_rc(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
-    from . import rc
-
     return rc.build(manifest, base, prefixed=prefixed)
 
 
@@ -68,8 +61,6 @@ def binary_outputs(
     ``legacy_ids`` gives the templates mc 8.1's MD5 ids (mc 8.1 writes ``version=3``);
     ``ids`` defaults to the model's :func:`~etwmc.msgids.message_ids` (mc's ``-c``
     passes others)."""
-    from . import rc, writer
-
     ids = ids if ids is not None else message_ids(manifest)
     blob = writer.build(manifest, version=version, ids=ids, legacy_ids=legacy_ids)
     out = {rc.template_file(base): blob}

@@ -32,6 +32,7 @@ from ..msgids import NO_MESSAGE as NO_MESSAGE
 # later), and the default, are the options' (etwmc.options): one place for them.
 from ..options import DEFAULT_WEVT_VERSION as DEFAULT_WEVT_VERSION
 from ..options import WEVT_VERSIONS as WEVT_VERSIONS
+from ..options import check_wevt_version
 
 # --------------------------------------------------------------------------- versions
 
@@ -39,10 +40,9 @@ CRIM_MINOR: Final = 1
 
 
 def check_version(version: int) -> int:
-    """``version`` if etwmc writes it, else ValueError (the library's only gate)."""
-    if isinstance(version, bool) or version not in WEVT_VERSIONS:
-        raise ValueError(f"WEVT_TEMPLATE version must be 3 or 5, not {version!r}")
-    return version
+    """``version`` if etwmc writes it, else ValueError: the options' one rule
+    (:func:`etwmc.options.check_wevt_version`), for callers of the writer itself."""
+    return check_wevt_version(version)
 
 
 # --------------------------------------------------------------------------- blocks

@@ -32,3 +32,15 @@ def build(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
         lines.append(f'1 11 "{message_table_file(base, n, prefixed=prefixed)}"')
     lines.append(f'1 WEVT_TEMPLATE "{template_file(base)}"')
     return "".join(line + "\n" for line in lines).encode("utf-8")
+
+
+def encode_text(text: str, encoding: str, codec: str, *, rc: bool = False) -> bytes:
+    """A text output (a header, an .rc, a .dbg) as mc's ``-cp`` writes it: ``ansi`` in
+    the ANSI code page ``codec`` (characters it lacks become ``?``, as Windows converts
+    them), ``utf-8`` and ``utf-16`` with a byte-order mark.  mc 10 writes the .rc in
+    UTF-16 when asked for UTF-8, since rc.exe reads no UTF-8 (``rc``)."""
+    if encoding == "utf-16" or (rc and encoding == "utf-8"):
+        return b"\xff\xfe" + text.encode("utf-16-le", "surrogatepass")
+    if encoding == "utf-8":
+        return b"\xef\xbb\xbf" + text.encode("utf-8", "surrogatepass")
+    return text.encode(codec, "replace")

@@ -175,11 +175,15 @@ class Subst:
 
 @dataclass(frozen=True, slots=True)
 class Text:
+    """Character data of a BinXML fragment."""
+
     text: str
 
 
 @dataclass(slots=True)
 class Element:
+    """An element of a BinXML fragment, filled in as the fragment is read."""
+
     name: str
     attrs: list[tuple[str, list[Text | Subst]]] = field(default_factory=list)
     children: list[Element | Text | Subst] = field(default_factory=list)

@@ -1,9 +1,8 @@
-"""A write of the outputs that is killed part-way never leaves a mixed set that a reader
-takes for current, and the next write of the same outputs cleans up after it.
+"""A write of a set that is killed part-way never leaves a mixed set that a reader takes
+for current, and the next write of the same outputs settles it (etwmc/journal.py).
 
 The recovery logic is tested by stopping a write after each of its steps (the state a
-``kill -9`` leaves); where strace is installed, real ``etwmc compile`` processes are
-also killed at each of their renames.
+``kill -9`` leaves), in one folder and across two.
 """
 
 from __future__ import annotations
@@ -19,10 +18,10 @@ import pytest
 from codegen_helpers import HELLO
 
 from conftest import slow
-from etwmc import emit
+from etwmc import journal
 from etwmc.cli import main
 from etwmc.compile import compile_manifest
-from etwmc.emit import recover, stale, write_all
+from etwmc.writer import stale, write_set, write_sets
 
 OLD = {"a.py": b"old a", "b.bin": b"old b", "c.rc": b"old c", "keep.txt": b"kept"}
 NEW = {"a.py": b"new a", "b.bin": b"new b", "c.rc": b"new c", "d_MSG00002.bin": b"new d"}
@@ -33,18 +32,28 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if not p.is_dir()}
 
 
-def _interrupted(folder: Path, stop: int) -> None:
-    """Write NEW over OLD and stop after ``stop`` steps, as a killed process would."""
-    t = emit._Transaction(folder, NEW)
-    steps = [t._write_journal, t._write_temporaries, t._back_up]
-    steps += [lambda n=n: t._move(_entry(t, n)) for n in sorted(NEW)]
-    steps += [t._drop_backups, t._commit]
-    for step in steps[:stop]:
-        step()
+def _interrupted(folders: dict[Path, dict[str, bytes]], stop: int) -> None:
+    """Write ``folders`` and stop after ``stop`` steps, as a killed process would: the
+    journals, the temporaries, the backups, each move, the backups' removal, the end."""
+    t = journal.Transaction(folders)
+    moves = sum(len(p.files) for p in t.parts)
+    for k in range(stop):
+        if k < 3:
+            (t.write_journals, t.write_temporaries, t.back_up)[k]()
+        elif k < 3 + moves:
+            t.move(*_move(t, k - 3))
+        elif k == 3 + moves:
+            t.drop_backups()
+        else:
+            t.commit()
 
 
-def _entry(t: emit._Transaction, name: str) -> emit._Entry:
-    return next(e for e in t.entries if e.name == name)
+def _move(t: journal.Transaction, k: int) -> tuple[journal._Part, journal.Entry]:
+    for part in t.parts:
+        if k < len(part.entries):
+            return part, part.entries[k]
+        k -= len(part.entries)
+    raise IndexError(k)
 
 
 MOVED = 3 + len(NEW)  # the step after which every new file is in place
@@ -57,8 +66,8 @@ def _current(folder: Path, plan: dict[str, bytes]) -> bool:
 
 @pytest.mark.parametrize("stop", range(STEPS + 1))
 def test_no_reader_takes_a_mixed_set_for_current(tmp_path: Path, stop: int) -> None:
-    write_all(tmp_path, OLD)
-    _interrupted(tmp_path, stop)
+    write_set(tmp_path, OLD)
+    _interrupted({tmp_path: NEW}, stop)
     outputs = {n: d for n, d in _files(tmp_path).items() if not n.startswith(".")}
     for plan in (OLD, NEW):
         if _current(tmp_path, plan):
@@ -72,10 +81,10 @@ def test_no_reader_takes_a_mixed_set_for_current(tmp_path: Path, stop: int) -> N
 @pytest.mark.parametrize("stop", range(STEPS + 1))
 @pytest.mark.parametrize("then", ["NEW", "OLD"])
 def test_the_next_write_cleans_up(tmp_path: Path, stop: int, then: str) -> None:
-    write_all(tmp_path, OLD)
-    _interrupted(tmp_path, stop)
+    write_set(tmp_path, OLD)
+    _interrupted({tmp_path: NEW}, stop)
     plan = NEW if then == "NEW" else OLD
-    write_all(tmp_path, plan)
+    write_set(tmp_path, plan)
     expected = {**OLD, **plan}
     if stop >= MOVED:  # the interrupted write had only its clean-up left: it is kept
         expected = {**OLD, **NEW, **plan}
@@ -85,53 +94,92 @@ def test_the_next_write_cleans_up(tmp_path: Path, stop: int, then: str) -> None:
 
 @pytest.mark.parametrize("stop", range(STEPS + 1))
 def test_recovery_alone_restores_one_whole_version(tmp_path: Path, stop: int) -> None:
-    write_all(tmp_path, OLD)
-    _interrupted(tmp_path, stop)
-    recover(tmp_path, NEW)
-    files = _files(tmp_path)
-    assert files in ({**OLD}, {**OLD, **NEW}), files
-    assert files == ({**OLD, **NEW} if stop >= MOVED else OLD)
+    write_set(tmp_path, OLD)
+    _interrupted({tmp_path: NEW}, stop)
+    journal.recover(tmp_path, NEW)
+    assert _files(tmp_path) == ({**OLD, **NEW} if stop >= MOVED else OLD)
+
+
+INC_OLD, RES_OLD = {"x.h": b"old h"}, {"x.rc": b"old rc", "xTEMP.BIN": b"old bin"}
+INC_NEW, RES_NEW = {"x.h": b"new h"}, {"x.rc": b"new rc", "xTEMP.BIN": b"new bin"}
+TWO_MOVED = 3 + 3
+TWO_STEPS = TWO_MOVED + 2
+
+
+@pytest.mark.parametrize("stop", range(TWO_STEPS + 1))
+@pytest.mark.parametrize("first", ["inc", "res"])
+def test_folders_of_one_write_end_all_old_or_all_new(tmp_path: Path, stop: int, first: str) -> None:
+    inc, res = tmp_path / "inc", tmp_path / "res"
+    write_sets({inc: INC_OLD, res: RES_OLD})
+    _interrupted({inc: INC_NEW, res: RES_NEW}, stop)
+    order = [(inc, INC_NEW), (res, RES_NEW)]
+    for folder, plan in order if first == "inc" else order[::-1]:
+        journal.recover(folder, plan)
+    if stop >= TWO_MOVED:
+        assert (_files(inc), _files(res)) == (INC_NEW, RES_NEW)
+    else:
+        assert (_files(inc), _files(res)) == (INC_OLD, RES_OLD)
 
 
 def test_a_write_of_other_files_leaves_an_interrupted_write_alone(tmp_path: Path) -> None:
-    write_all(tmp_path, OLD)
-    _interrupted(tmp_path, 5)
-    write_all(tmp_path, {"other.py": b"x"})
+    write_set(tmp_path, OLD)
+    _interrupted({tmp_path: NEW}, 5)
+    write_set(tmp_path, {"other.py": b"x"})
     assert ("a.py", "interrupted") in stale(tmp_path, NEW)
-    write_all(tmp_path, NEW)
+    write_set(tmp_path, NEW)
     assert _current(tmp_path, NEW)
 
 
 def test_a_changed_backup_is_not_restored(tmp_path: Path) -> None:
     # Only a backup whose hash the journal recorded is put back.
-    write_all(tmp_path, OLD)
-    _interrupted(tmp_path, 4)
+    write_set(tmp_path, OLD)
+    _interrupted({tmp_path: NEW}, 4)
     (bak,) = tmp_path.glob(".a.py.*.bak")
     bak.write_bytes(b"someone else's bytes")
-    recover(tmp_path, NEW)
+    journal.recover(tmp_path, NEW)
     assert (tmp_path / "a.py").read_bytes() == b"new a"
     assert not bak.exists()
 
 
 def test_a_journal_cannot_name_files_outside_its_folder(tmp_path: Path) -> None:
     inner = tmp_path / "out"
-    write_all(inner, {"a.py": b"1"})
+    write_set(inner, {"a.py": b"1"})
     victim = tmp_path / "victim.txt"
     victim.write_bytes(b"precious")
-    sha = emit._sha(b"precious")
-    journal = inner / ".etwmc-journal-0123456789abcdef"
+    sha = journal.sha256(b"precious")
     entries = [{"name": "../victim.txt", "old": None, "new": sha}]
     entries.append({"name": "a.py", "old": None, "new": "x"})
-    journal.write_text(json.dumps({"etwmc-journal": 1, "files": entries}))
-    write_all(inner, {"a.py": b"2"})
+    doc = {"etwmc-journal": 1, "files": entries}
+    (inner / ".etwmc-journal-0123456789abcdef").write_text(json.dumps(doc))
+    write_set(inner, {"a.py": b"2"})
     assert victim.read_bytes() == b"precious"
     assert stale(inner, {"a.py": b"2"}) == []
+
+
+def test_a_journal_is_json_with_plain_names(tmp_path: Path) -> None:
+    names = ['we"ird\\name', "tab\there", "é.py", "\u2028.rc"]
+    t = journal.Transaction({tmp_path: {n: n.encode() for n in names}})
+    t.write_journals()
+    (path,) = tmp_path.glob(".etwmc-journal-*")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert [f["name"] for f in doc["files"]] == sorted(names)
+    assert journal.read_journal(path) is not None
+
+
+def test_a_journal_never_reads_a_device_or_a_fifo(tmp_path: Path) -> None:
+    # A journal, a backup or an output that is a FIFO (or a device) is not read: it
+    # could block or never end.
+    os.mkfifo(tmp_path / ".etwmc-journal-0123456789abcdef")
+    os.mkfifo(tmp_path / "a.py")
+    assert journal.journals(tmp_path) == {}
+    assert journal.hash_regular(tmp_path / "a.py") is None
+    assert journal.read_regular(tmp_path / "a.py") is None
 
 
 def test_ctrl_c_during_the_renames_puts_the_folder_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    write_all(tmp_path, OLD)
+    write_set(tmp_path, OLD)
     real = os.replace
     calls = {"n": 0}
 
@@ -141,19 +189,19 @@ def test_ctrl_c_during_the_renames_puts_the_folder_back(
             raise KeyboardInterrupt
         real(src, dst)
 
-    monkeypatch.setattr(emit.os, "replace", interrupted_replace)
+    monkeypatch.setattr(journal.os, "replace", interrupted_replace)
     with pytest.raises(KeyboardInterrupt):
-        write_all(tmp_path, NEW)
-    monkeypatch.setattr(emit.os, "replace", real)
+        write_set(tmp_path, NEW)
+    monkeypatch.setattr(journal.os, "replace", real)
     assert _files(tmp_path) == OLD
 
 
-def test_unchanged_files_keep_their_time_stamp(tmp_path: Path) -> None:
-    write_all(tmp_path, OLD)
-    os.utime(tmp_path / "a.py", (1_000_000, 1_000_000))
-    write_all(tmp_path, {**OLD, "b.bin": b"changed"}, skip_unchanged=True)
-    assert (tmp_path / "a.py").stat().st_mtime == 1_000_000
-    assert (tmp_path / "b.bin").read_bytes() == b"changed"
+def test_a_lock_left_by_a_dead_process_does_not_stop_the_next_write(tmp_path: Path) -> None:
+    # flock locks die with their process: a lock file left behind is just a file.
+    (tmp_path / journal.LOCK_NAME).write_bytes(b"")
+    assert not journal.writing(tmp_path)
+    write_set(tmp_path, {"a.py": b"1"})
+    assert _files(tmp_path) == {"a.py": b"1"}
 
 
 # --------------------------------------------------------------------------- real kills
@@ -197,7 +245,7 @@ def test_compile_killed_at_each_rename(tmp_path: Path, capsys: pytest.CaptureFix
     renames = 1 + len(new)  # the journal, then every output
     for n in range(1, renames + 1):
         out = tmp_path / f"out{n}"
-        write_all(out, old)
+        write_set(out, old)
         assert _compile_killed_at(strace, new_man, out, n) == -9
         left = {p.name for p in out.iterdir()}
         assert any(name.startswith(".") for name in left)  # killed mid-write
@@ -215,7 +263,7 @@ def test_compile_killed_at_each_rename(tmp_path: Path, capsys: pytest.CaptureFix
         assert main(["compile", str(new_man), "-o", str(out), "--check"]) == 0
     # One more rename than there are: the compile runs to its end.
     out = tmp_path / "out-last"
-    write_all(out, old)
+    write_set(out, old)
     assert _compile_killed_at(strace, new_man, out, renames + 1) == 0
     assert _files(out) == new
 
@@ -231,11 +279,12 @@ def test_the_build_plugins_settle_an_interrupted_write(tmp_path: Path) -> None:
     before = _files(folder)
     bytecode = _files(folder / "__pycache__")
     new = {n: d + b"\n# changed\n" if n.endswith(".py") else d[::-1] for n, d in before.items()}
-    t = emit._Transaction(folder, new)
-    t._write_journal()
-    t._write_temporaries()
-    t._back_up()
-    t._move(_entry(t, "hello.py"))  # killed here: a mix of two versions
+    t = journal.Transaction({folder: new})
+    t.write_journals()
+    t.write_temporaries()
+    t.back_up()
+    (part,) = t.parts
+    t.move(part, next(e for e in part.entries if e.name == "hello.py"))  # killed here
     assert any(p.name.startswith(".") for p in folder.iterdir())
     again = generate(tmp_path, opts, out_dir=None)
     assert set(again.files) == set(first.files) - {"pkg/__init__.py"}  # that one exists
