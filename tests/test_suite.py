@@ -12,10 +12,12 @@ import pytest
 
 from conftest import LARGE_MANIFEST, ROOT, SLOW_COUNTS, sized_cases
 
-# Modules that are builds with real tools from end to end: the fast subset has the
-# quicker evidence for what they prove (mc's header text byte for byte, the build
-# plugins' in-process generation and an editable build).
+# Modules that are builds with real tools, or races between real processes, from end to
+# end: the fast subset has the quicker evidence for what they prove (mc's header text
+# byte for byte, the build plugins' in-process generation and an editable build, the
+# writer's folder lock raced by threads in test_writer.py).
 ALL_SLOW = {
+    "tests/test_concurrent_compiles.py",  # two compiles into one folder, 25 times
     "tests/test_examples_isolated.py",  # pip's build isolation with the wheel of etwmc
     "tests/test_examples_mc.py",  # CMake and Meson cross-builds with mingw-w64
     "tests/test_mctext_compile.py",  # mingw-w64 compiles every golden header, twice
