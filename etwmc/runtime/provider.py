@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 
     EnableHook = Callable[[EnableState], None]
 
-__all__ = ["EnableHook", "ProviderRuntime", "compute_flags", "event_enabled"]
+# EnableHook is for type checkers only (Callable[[EnableState], None]): not exported.
+__all__ = ["ProviderRuntime", "compute_flags", "event_enabled"]
 
 
 def _drop(
