@@ -31,8 +31,9 @@ from ._output import config_arguments, project_config, report, summary
 DESCRIPTION = (
     "Validate instrumentation manifests and report every problem with a stable code, a "
     "location and a hint.  Folders are searched for manifests (*.man, *.xml and *.manifest "
-    "files whose root is an instrumentation manifest), skipping hidden folders, virtual "
-    "environments and what git ignores; a file named explicitly is always checked.  "
+    "files whose root is an instrumentation manifest) and message text files (*.mc), "
+    "skipping hidden folders, virtual environments and what git ignores; a file named "
+    "explicitly is always checked.  "
     "Settings come from [tool.etwmc.lint] in the nearest pyproject.toml (or etwmc.toml); "
     "flags win.  With no path, the manifests the configuration names (its manifests key) "
     "are linted, else the current folder."
