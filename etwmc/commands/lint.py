@@ -191,13 +191,21 @@ def _effective(selection: Selection, config: Config, werror: bool) -> dict[str, 
 
 def codes_table() -> str:
     rows = ["| code | severity | meaning |", "|---|---|---|"]
-    rows += [f"| {c.id} | {c.severity.label} | {c.summary} |" for c in REGISTRY.values()]
+    rows += [
+        f"| {c.id} | {c.severity.label} | {c.summary}{' (retired)' if c.retired else ''} |"
+        for c in REGISTRY.values()
+    ]
     return "\n".join(rows) + "\n"
 
 
 def codes_json() -> str:
     items = [
-        {"code": c.id, "severity": c.severity.label, "summary": c.summary}
+        {
+            "code": c.id,
+            "severity": c.severity.label,
+            "summary": c.summary,
+            **({"retired": c.retired} if c.retired else {}),
+        }
         for c in REGISTRY.values()
     ]
     import json  # only for this listing: start-up cost of every lint
