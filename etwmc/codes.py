@@ -4,9 +4,9 @@ A code is ``ETW`` and three digits, banded by the stage that reports it (the com
 below name the bands).  Codes are stable: an id is never reused for another meaning,
 so users can select and ignore them.  A code that nothing reports any more is retired,
 not removed: it keeps its constant, its summary and its page, with ``retired`` saying
-why, so a configuration that names it keeps working and its id keeps its meaning.  Each code is a named constant here; a stage
-imports the constants it reports, and ``etwmc lint --list-codes`` lists
-:data:`REGISTRY` without importing any stage.
+why, so a configuration that names it keeps working and its id keeps its meaning.
+Each code is a named constant here; a stage imports the constants it reports, and
+``etwmc lint --list-codes`` lists :data:`REGISTRY` without importing any stage.
 """
 
 from __future__ import annotations
