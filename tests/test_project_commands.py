@@ -284,3 +284,16 @@ def test_diff_needs_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["compile", str(HELLO), "-o", str(tmp_path), "--diff"]) == 2
     assert "--diff" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_stale_report_escapes_the_folder_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out\x1b[2J\n"
+    assert main(["compile", str(HELLO), "-o", str(out)]) == 0
+    (out / "hello.py").write_text("")
+    capsys.readouterr()
+    assert main(["compile", str(HELLO), "-o", str(out), "--check", "--diff"]) == 1
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert "\x1b" not in text and "out\\x1b[2J\\n" in text

@@ -36,13 +36,13 @@ def report_stale(
     for name, why in out_of_date:
         path = folder / name
         old = read_regular(path) if why == "differs" else None
-        print(f"{visible(shown(path))}: {why}{_change_summary(path, old, files[name])}")
+        print(f"{visible(str(path))}: {why}{_change_summary(path, old, files[name])}")
         if diff and why in ("differs", "missing"):
             for line in unified_diff(path, old, files[name]):
                 print(line)
     if any(why == "interrupted" for _, why in out_of_date):
         print(
-            f"etwmc: a compile into {visible(shown(folder))} was interrupted, so its files "
+            f"etwmc: a compile into {visible(str(folder))} was interrupted, so its files "
             "may be a mix of two versions; the next compile puts it right",
             file=sys.stderr,
         )
@@ -50,7 +50,8 @@ def report_stale(
 
 
 def shown(path: Path) -> str:
-    """``path`` as the report names it: relative to the current folder when under it."""
+    """An absolute ``path`` the configuration gave, as the report names it: relative to
+    the current folder when under it."""
     if not path.is_absolute():
         return str(path)
     try:
@@ -96,7 +97,7 @@ def _change_summary(path: Path, old: bytes | None, new: bytes) -> str:
 def unified_diff(path: Path, old: bytes | None, new: bytes) -> Iterator[str]:
     """The unified diff from the output on disk (``old``; None: missing) to ``new``,
     each line made visible; for a binary output, one line that says it differs."""
-    name = visible(shown(path))
+    name = visible(str(path))
     before, after = _text_lines(path, old), _text_lines(path, new)
     if before is None or after is None:
         size = "missing" if old is None else f"{len(old)} bytes"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from ..compile import compile_manifest
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Severity, finalize
+from ..diagnostics import FORMATS, Diagnostic, Severity, finalize, visible
 from ..inputs import UsageError
 from ..options import CompileOptions, OptionsError, as_table, options_from_table
 from ..selection import Selection, SelectorError
@@ -229,7 +229,7 @@ def _project(
     status = EXIT_OK
     if args.check:
         command = regenerate_command(args, opts, base=config.options())
-        if _stale(args, planned.target, planned.files, command):
+        if _stale(args, Path(shown(planned.target)), planned.files, command):
             status = EXIT_ERRORS
     else:
         try:
@@ -245,8 +245,8 @@ def _stale(args: argparse.Namespace, folder: Path, files: dict[str, bytes], comm
     out_of_date = report_stale(folder, files, diff=args.diff, on_wait=waiting("compile"))
     if out_of_date:
         print(
-            f"etwmc: {len(out_of_date)} of {len(files)} outputs in {shown(folder)} are stale; "
-            f"regenerate with: {command}",
+            f"etwmc: {len(out_of_date)} of {len(files)} outputs in {visible(str(folder))} are "
+            f"stale; regenerate with: {visible(command)}",
             file=sys.stderr,
         )
     return bool(out_of_date)
