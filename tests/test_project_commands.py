@@ -158,11 +158,20 @@ def test_compile_check_uses_the_configured_options(
 
 
 def test_compile_without_a_manifest_reports_errors_and_usage(
-    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "src" / "acme" / "hello.man").write_text(BROKEN)
     assert main(["compile", "--check"]) == 1
-    assert "src/acme/hello.man:" in capsys.readouterr().out
+    assert capsys.readouterr().out.startswith("src/acme/hello.man:")
+    (project / "docs").mkdir()
+    monkeypatch.chdir(project / "docs")  # the diagnostics name the file from here
+    assert main(["compile", "--check"]) == 1
+    assert capsys.readouterr().out.startswith("../src/acme/hello.man:")
+    (project / "src" / "acme" / "hello.man").write_bytes(HELLO.read_bytes())
+    assert main(["compile", "--check"]) == 1
+    assert "../src/acme/_etw/hello.py: missing" in capsys.readouterr().out
+    monkeypatch.chdir(project)
+    (project / "src" / "acme" / "hello.man").write_text(BROKEN)
     for flags in (["-o", "out"], ["-z", "x"], ["--module", "m"]):
         assert main(["compile", "--check", *flags]) == 2
         assert "-o, -z and --module" in capsys.readouterr().err

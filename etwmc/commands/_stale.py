@@ -11,6 +11,7 @@ another line separator shows as its escape instead of ending a line.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -50,13 +51,11 @@ def report_stale(
 
 
 def shown(path: Path) -> str:
-    """An absolute ``path`` the configuration gave, as the report names it: relative to
-    the current folder when under it."""
-    if not path.is_absolute():
-        return str(path)
+    """An absolute ``path`` the configuration gave, as the report names it: from the
+    current folder, as a user would type it (``../src/acme/_etw`` from ``docs``)."""
     try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
+        return os.path.relpath(path)
+    except ValueError:  # Windows: another drive
         return str(path)
 
 

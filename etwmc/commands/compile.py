@@ -21,7 +21,9 @@ could not be written, 2 usage (an unreadable manifest, an unusable name, bad opt
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..compile import compile_manifest
@@ -222,7 +224,7 @@ def _project(
     try:
         planned = plan(config.root, build, out_dir=None, selection=selection)
     except BuildFailed as e:
-        report(finalize([d for d in e.diagnostics if d.severity != Severity.NOTE]), args.format)
+        report(_from_here(config, e.diagnostics), args.format)
         return exit_status(e.diagnostics)
     except ConfigError as e:
         raise UsageError(str(e)) from None
@@ -237,8 +239,20 @@ def _project(
         except WriteFailed as e:
             print(f"etwmc compile: {e}", file=sys.stderr)
             status = EXIT_ERRORS
-    report(finalize([d for d in planned.diagnostics if d.severity != Severity.NOTE]), args.format)
+    report(_from_here(config, planned.diagnostics), args.format)
     return status
+
+
+def _from_here(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """A build's diagnostics (notes left to lint), their files named from the current
+    folder: the build names them from the project's root."""
+    return finalize(
+        [
+            replace(d, span=replace(d.span, file=os.path.relpath(config.root / d.span.file)))
+            for d in diags
+            if d.severity != Severity.NOTE
+        ]
+    )
 
 
 def _stale(args: argparse.Namespace, folder: Path, files: dict[str, bytes], command: str) -> bool:
