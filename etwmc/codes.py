@@ -10,8 +10,9 @@ imports the constants it reports, and ``etwmc lint --list-codes`` lists
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Final
+
+from .record import Record
 
 
 class Severity(enum.IntEnum):
@@ -29,8 +30,7 @@ WARNING: Final = Severity.WARNING
 NOTE: Final = Severity.NOTE
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(Record):
     """A diagnostic code: its id, default severity and a one-line summary."""
 
     id: str

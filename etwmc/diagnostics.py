@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath, PureWindowsPath
 from urllib.parse import quote
 
 from . import __version__
 from .codes import REGISTRY, Code
 from .codes import Severity as Severity  # re-exported: reports and callers use it
+from .record import Record
 from .rulepages import page, url
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Span:
+class Span(Record, order=True):
     """A place in a source file.  ``line`` and ``col`` are 1-based; 0 means unknown."""
 
     file: str
@@ -53,8 +52,7 @@ class Span:
 NOWHERE = Span("<unknown>")
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Record):
     """One problem found: its code, severity, place, message and (when there is one) a hint
     that says what would be right."""
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+from .record import Record
 
 _TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
@@ -46,8 +47,7 @@ def exact_source(stored: str) -> bool:
     return _LONE_LF.search(stored) is None
 
 
-@dataclass(frozen=True, slots=True)
-class Insert:
+class Insert(Record):
     """``%n`` or ``%n!fmt!`` in a message: insert ``number``, with its printf format."""
 
     number: int
@@ -55,8 +55,7 @@ class Insert:
     closed: bool = True  # False for %n!fmt without its closing '!'
 
 
-@dataclass(frozen=True, slots=True)
-class Stop:
+class Stop(Record):
     """``%0``: the message ends here."""
 
 

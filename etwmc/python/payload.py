@@ -11,12 +11,12 @@ not parameters: they are filled in from the sequences and strings they measure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
+from ..record import Record
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .imports import Imports
@@ -37,8 +37,7 @@ _PY_TYPES: dict[int, str] = {
 _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
-@dataclass(frozen=True, slots=True)
-class ParamCtx:
+class ParamCtx(Record):
     """A parameter of an event's write function: its name, annotation and signature text."""
 
     name: str

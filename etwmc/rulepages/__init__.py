@@ -25,20 +25,19 @@ lines of a ``console`` block are the commands that report the code; the tests ru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Final
 
 from ..codes import REGISTRY
+from ..record import Record
 
 DOCS_URL: Final = "https://etwmc.github.io/etwmc/"
 
 SECTIONS: Final = ("What it means", "Why it matters", "What mc.exe does", "Example", "Fix")
 
 
-@dataclass(frozen=True, slots=True)
-class RulePage:
+class RulePage(Record):
     """A code's page: the registry's facts and the page's sections (Markdown)."""
 
     code: str
