@@ -39,7 +39,6 @@ from pathlib import Path, PurePosixPath
 from .. import __version__, config
 from ..config import ConfigFileError, find_config, find_manifests, source_package_dir
 from ..diagnostics import Diagnostic, finalize, has_errors, render_text, summary_line
-from ..emit import EmitError, write_all
 from ..options import CompileOptions
 from ..record import Record, field
 from ..selection import Selection, SelectorError
