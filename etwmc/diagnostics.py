@@ -41,6 +41,13 @@ class Span(Record, order=True):
     line: int = 0
     col: int = 0
 
+    def __init__(self, file: str, line: int = 0, col: int = 0) -> None:
+        # Written out, as etwmc.record allows for hot records: reading a manifest makes
+        # a span for nearly every element, and this is twice as fast as the generic one.
+        object.__setattr__(self, "file", file)
+        object.__setattr__(self, "line", line)
+        object.__setattr__(self, "col", col)
+
     def __str__(self) -> str:
         if self.line and self.col:
             return f"{self.file}:{self.line}:{self.col}"

@@ -332,6 +332,12 @@ class String(Record, kw_only=True):
     value: str
     span: Span = NOWHERE
 
+    def __init__(self, *, id: str, value: str, span: Span = NOWHERE) -> None:
+        # Written out (etwmc.record): one per string of every culture read.
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "span", span)
+
 
 _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 

@@ -54,6 +54,12 @@ class Insert(Record):
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'
 
+    def __init__(self, number: int, format: str | None, closed: bool = True) -> None:
+        # Written out (etwmc.record): one per insert of every message read.
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "format", format)
+        object.__setattr__(self, "closed", closed)
+
 
 class Stop(Record):
     """``%0``: the message ends here."""

@@ -140,9 +140,6 @@ class _RecordType(type):
         cls._record_factories = inherited_factories | body.factories
         cls._record_kw_only = kw_only
         cls._record_key = attrgetter(*compared) if compared else (lambda record: ())
-        # Each slot's own setter: faster than object.__setattr__, which looks it up.
-        cls._record_setters = tuple((getattr(cls, n).__set__, n) for n in names)
-        cls._record_post_init = namespace.get("__post_init__")
         if not kw_only:
             optional = cls._record_defaults.keys() | cls._record_factories.keys()
             required = [n for n in names if n not in optional]
@@ -151,6 +148,8 @@ class _RecordType(type):
         if order:
             for method in ("__lt__", "__le__", "__gt__", "__ge__"):
                 setattr(cls, method, _comparison(method))
+        if "__init__" not in namespace:  # a class may write its own
+            cls.__init__ = _initializer(cls)  # type: ignore[misc]
         return cls
 
     # Set on each record class by __new__.
@@ -160,8 +159,6 @@ class _RecordType(type):
     _record_factories: dict[str, Callable[[], object]]  # fresh defaults, made per record
     _record_kw_only: bool
     _record_key: Callable[[Any], Any]
-    _record_setters: tuple[tuple[Callable[[Any, Any], None], str], ...]
-    _record_post_init: Callable[[Any], None] | None
 
 
 def _comparison(method: str) -> Callable[[Any, Any], Any]:
@@ -180,48 +177,69 @@ def _values(record: Record) -> tuple[Any, ...]:
     return tuple(getattr(record, name) for name in type(record)._record_compared)
 
 
+def _initializer(cls: _RecordType) -> Callable[..., None]:
+    """``cls.__init__``: a closure over the class's fields, made once per class (no
+    source is compiled); a record made with every field by position, the common case
+    for small records, takes the short path."""
+    name = cls.__name__
+    names = cls._record_fields
+    count = len(names)
+    defaults = cls._record_defaults
+    factories = cls._record_factories
+    kw_only = cls._record_kw_only
+    # Each slot's own setter: faster than object.__setattr__, which looks it up.
+    setters = tuple(getattr(cls, n).__set__ for n in names)
+    named_setters = tuple(zip(setters, names, strict=True))
+    post_init: Callable[[Any], None] | None = getattr(cls, "__post_init__", None)
+
+    # Positional records without factories: the fields not given take their defaults.
+    required = sum(n not in defaults for n in names)
+    tail = tuple(zip(setters, (defaults.get(n) for n in names), strict=True))
+    positional = not kw_only and not factories
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if positional and not kwargs and required <= len(args) <= count:
+            for setter, value in zip(setters, args, strict=False):
+                setter(self, value)
+            for setter, default in tail[len(args) :]:
+                setter(self, default)
+            if post_init is not None:
+                post_init(self)
+            return
+        if args:
+            if kw_only:
+                raise TypeError(f"{name}() takes its fields as keywords only")
+            if len(args) > count:
+                raise TypeError(f"{name}() takes at most {count} fields")
+            given = dict(zip(names, args, strict=False))
+            if not given.keys().isdisjoint(kwargs):
+                raise TypeError(f"{name}() got a field both by position and by name")
+            kwargs.update(given)
+        values = defaults | kwargs
+        if factories:
+            for field_name, factory in factories.items():
+                if field_name not in values:
+                    values[field_name] = factory()
+        try:
+            if len(values) != count:
+                raise KeyError
+            for setter, field_name in named_setters:
+                setter(self, values[field_name])
+        except KeyError:  # as many names as fields, but not the same names
+            unknown = sorted(set(values) - set(names))
+            missing = [n for n in names if n not in values]
+            raise TypeError(f"{name}(): unknown fields {unknown}, missing {missing}") from None
+        if post_init is not None:
+            post_init(self)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
 class Record(metaclass=_RecordType):
     """The base of every record type (see the module's documentation)."""
 
     __slots__ = ()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        cls = type(self)
-        names = cls._record_fields
-        if args and not kwargs and len(args) == len(names) and not cls._record_kw_only:
-            for (setter, _), value in zip(cls._record_setters, args, strict=True):
-                setter(self, value)
-            if cls._record_post_init is not None:
-                cls._record_post_init(self)
-            return
-        if args:
-            if cls._record_kw_only:
-                raise TypeError(f"{cls.__name__}() takes its fields as keywords only")
-            if len(args) > len(names):
-                raise TypeError(f"{cls.__name__}() takes at most {len(names)} fields")
-            given = dict(zip(names, args, strict=False))
-            if not given.keys().isdisjoint(kwargs):
-                raise TypeError(f"{cls.__name__}() got a field both by position and by name")
-            kwargs.update(given)
-        values = cls._record_defaults | kwargs
-        if cls._record_factories:
-            for name, factory in cls._record_factories.items():
-                if name not in values:
-                    values[name] = factory()
-        try:
-            if len(values) != len(names):
-                raise KeyError
-            for setter, name in cls._record_setters:
-                setter(self, values[name])
-        except KeyError:  # as many names as fields, but not the same names
-            unknown = sorted(set(values) - set(names))
-            missing = [n for n in names if n not in values]
-            raise TypeError(
-                f"{cls.__name__}(): unknown fields {unknown}, missing {missing}"
-            ) from None
-        post_init = cls._record_post_init
-        if post_init is not None:
-            post_init(self)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise FrozenRecordError(f"cannot assign to field {name!r} of a {type(self).__name__}")

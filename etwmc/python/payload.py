@@ -45,6 +45,13 @@ class ParamCtx(Record):
     text: str  # the parameter as its signature line(s) print it
     doc: str  # what the docstring says of it (identifiers and fixed text)
 
+    def __init__(self, name: str, annotation: str, text: str, doc: str) -> None:
+        # Written out (etwmc.record): one per field of every template compiled.
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "annotation", annotation)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "doc", doc)
+
 
 # One statement of an inlined encoder: (struct variable, its arguments), or (string
 # function or None for UTF-8, the parameter, the terminator literal).
