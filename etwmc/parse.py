@@ -243,7 +243,6 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-
 def _decode_lines(data: bytes, declared: str | None) -> list[str]:
     """Decode the source for column lookups; falls back gracefully (columns are a nicety)."""
     for bom, enc in (

@@ -17,7 +17,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from ..msgformat import Insert, Stop, tokens
+from ..msgformat import shown
 from .literals import escaped
 
 WIDTH = 88  # black's line length; the text is wrapped to it before escaping
@@ -28,17 +28,8 @@ def message(text: str, names: Sequence[str]) -> str:
     items in order; an insert past them stays as written) and FormatMessage's escapes
     read (``%n`` a line break, ``%%`` a percent sign...); up to ``%0``, where a reader
     stops.  Not yet escaped."""
-    out: list[str] = []
-    for t in tokens(text):
-        if isinstance(t, Stop):
-            break
-        if isinstance(t, Insert):
-            out.append(
-                "{" + names[t.number - 1] + "}" if t.number <= len(names) else f"%{t.number}"
-            )
-        else:
-            out.append(t)
-    return "".join(out)
+    count = len(names)
+    return shown(text, lambda n: "{" + names[n - 1] + "}" if n <= count else f"%{n}")
 
 
 def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
