@@ -1,4 +1,4 @@
-"""The manifest model: frozen, slotted dataclasses built once by :mod:`etwmc.lower`.
+"""The manifest model: frozen records (:mod:`etwmc.record`) built once by :mod:`etwmc.lower`.
 
 Every node carries the :class:`~etwmc.diagnostics.Span` of the element it came from.
 Names of levels, tasks, opcodes, keywords and filters are kept exactly as written
