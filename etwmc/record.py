@@ -256,9 +256,18 @@ class Record(metaclass=_RecordType):
     def __hash__(self) -> int:
         return hash(type(self)._record_key(self))
 
+    def __reduce__(self) -> tuple[Callable[..., Record], tuple[type[Record], dict[str, Any]]]:
+        # copy, deepcopy and pickle rebuild a record through its constructor, which
+        # checks it again: restoring slots one by one would meet __setattr__'s refusal.
+        return _rebuilt, (type(self), {n: getattr(self, n) for n in type(self)._record_fields})
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in type(self)._record_fields)
         return f"{type(self).__qualname__}({shown})"
+
+
+def _rebuilt(cls: type[R], values: dict[str, Any]) -> R:
+    return cls(**values)
 
 
 def fields(record: Record | type[Record]) -> tuple[str, ...]:

@@ -137,3 +137,13 @@ def test_declaring_records_imports_no_dataclasses() -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_copies_and_pickles_are_equal_records() -> None:
+    import copy
+    import pickle
+
+    node = Node(name="a", children=("x",), notes=["n"])
+    for twin in (copy.copy(node), copy.deepcopy(node), pickle.loads(pickle.dumps(node))):
+        assert twin == node and twin.size == 1 and type(twin) is Node
+    assert pickle.loads(pickle.dumps(Point(1, 2, "l"))).label == "l"
