@@ -15,11 +15,14 @@ lists the field names.  ``__post_init__``, when a class defines one, runs after 
 fields are set (it sets derived slots with ``object.__setattr__``).
 
 Why not ``@dataclass(frozen=True, slots=True)``: a dataclass compiles its methods from
-source text when its class is defined, about 0.5 ms a class on CPython 3.11, and a lint
+source text when its class is defined, 0.5 to 1 ms a class on CPython 3.11, and a lint
 defines some sixty records; with ``dataclasses`` and ``inspect`` imported for them,
-that was a third of a lint of a large manifest.  Defining a record costs about a
-hundredth of that (etwmc/CONVENTIONS.md gives the figures).  Type checkers read these
-classes as dataclasses (``typing.dataclass_transform``), so constructors are checked.
+that was a fifth of ``etwmc lint``'s CPU time on a 384-event manifest.  Defining a
+record costs about a thirtieth of a dataclass (etwmc/CONVENTIONS.md gives the figures,
+bench/bench_records.py measures them).  No source is generated: the constructor is a
+closure over the class's slot setters, and a record made very often may write its own
+``__init__``.  Type checkers read these classes as dataclasses
+(``typing.dataclass_transform``), so constructors are checked.
 Standard library only: the runtime's world may import it.
 """
 
