@@ -130,6 +130,19 @@ class Record(NamedTuple):
     pointer_size: int
 
 
+class KernelRecord(NamedTuple):
+    """A kernel record without its payload: what a decoder that passes kernel records
+    through reads of them (:meth:`EtlReader.walk`).  Records of one ``kind`` (hook id
+    and version) share their provider and descriptor objects."""
+
+    kind: int  # version << 16 | group << 8 | opcode
+    provider: bytes
+    descriptor: EventDescriptor
+    time: int
+    pid: int | None
+    tid: int | None
+
+
 @dataclass(frozen=True, slots=True)
 class TraceInfo:
     """What the trace's file header says."""
@@ -223,6 +236,15 @@ class EtlReader:
         return self._base + ticks * 10_000_000 // self._frequency
 
     def __iter__(self) -> Iterator[Record]:
+        return self._walk(light=False)  # type: ignore[return-value]
+
+    def walk(self) -> Iterator[Record | KernelRecord]:
+        """The records, the kernel records as :class:`KernelRecord`: without a payload
+        sliced and a whole :class:`Record` made for each, most of a trace costs a third
+        less to read."""
+        return self._walk(light=True)
+
+    def _walk(self, light: bool) -> Iterator[Record | KernelRecord]:
         f = self._f
         f.seek(0)
         offset = 0
@@ -246,11 +268,11 @@ class EtlReader:
                     raise TraceError(
                         offset + BUFFER_HEADER + e.offset, f"compressed buffer: {e}"
                     ) from None
-                yield from self._records(data, offset, True)
+                yield from self._records(data, offset, True, light)
             else:
                 if filled > size:
                     raise TraceError(offset, f"buffer fill {filled} exceeds its size {size}")
-                yield from self._records(body[: filled - BUFFER_HEADER], offset, False)
+                yield from self._records(body[: filled - BUFFER_HEADER], offset, False, light)
             offset += size
             self.position = offset
             self.buffers += 1
@@ -261,11 +283,13 @@ class EtlReader:
                 f"{self.buffers} (truncated)",
             )
 
-    def _records(self, data: bytes, buffer: int, compressed: bool) -> Iterator[Record]:
+    def _records(
+        self, data: bytes, buffer: int, compressed: bool, light: bool
+    ) -> Iterator[Record | KernelRecord]:
         pos = 0
         end = len(data)
         # Kernel (system) records are most of a trace: they are read here, not in a
-        # method of their own, and their Record is made without NamedTuple's keyword
+        # method of their own, and their records are made without NamedTuple's keyword
         # handling (this loop runs once per record).
         base = self._base
         frequency = self._frequency
@@ -296,23 +320,16 @@ class EtlReader:
                     found = _kernel_kind(group, opcode, version & 0xFF)
                     if len(kernel) < MAX_KERNEL_KINDS:
                         kernel[kind] = found
-                yield _new(
-                    Record,
-                    (
-                        at,
-                        True,
-                        *found,
-                        base + t * 10_000_000 // frequency,
-                        pid,
-                        tid,
-                        _NO_GUID,
-                        _NO_GUID,
-                        _NO_GUID,
-                        _NO_GUID,
-                        data[pos + head : pos + size],
-                        ptr,
-                    ),
-                )
+                time = base + t * 10_000_000 // frequency
+                if light:
+                    yield _new(KernelRecord, (kind, *found, time, pid, tid))
+                else:
+                    payload = data[pos + head : pos + size]
+                    yield _new(
+                        Record,
+                        (at, True, *found, time, pid, tid, _NO_GUID, _NO_GUID, _NO_GUID,
+                         _NO_GUID, payload, ptr),
+                    )  # fmt: skip
                 pos += (size + 7) & ~7
                 continue
             flags = marker >> 24

@@ -19,7 +19,7 @@ from typing import BinaryIO, Protocol
 
 from ..inputs import open_input
 from ..runtime.eventfile import MAGIC, EventFileError, iter_events
-from .etl import EtlReader, Record, TraceError
+from .etl import EtlReader, KernelRecord, Record, TraceError
 
 _NIL = uuid.UUID(int=0)
 
@@ -35,6 +35,10 @@ class RecordSource(Protocol):
     position: int
 
     def __iter__(self) -> Iterator[Record]: ...
+
+    def walk(self) -> Iterator[Record | KernelRecord]:
+        """The records, kernel records as :class:`~etwmc.decode.etl.KernelRecord`."""
+        ...
 
 
 class EventFileReader:
@@ -71,6 +75,10 @@ class EventFileReader:
                 )
         except EventFileError as e:
             raise EventFileDamaged(f.tell(), str(e)) from None
+
+    def walk(self) -> Iterator[Record]:
+        """The records (an event file holds no kernel records)."""
+        return iter(self)
 
 
 def is_trace(head: bytes, path: str) -> bool:
