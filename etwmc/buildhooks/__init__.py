@@ -40,7 +40,6 @@ from pathlib import Path, PurePosixPath
 from .. import __version__, config
 from ..config import ConfigFileError, find_config, find_manifests, source_package_dir
 from ..diagnostics import Diagnostic, finalize, has_errors, render_text, summary_line
-from ..emit import EmitError, write_all
 from ..options import CompileOptions
 from ..selection import Selection, SelectorError
 from ..writer import WriteError, write_sets
