@@ -197,7 +197,6 @@ def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(counts_module, "MAX_PROVIDERS", 2)
     monkeypatch.setattr(counts_module, "MAX_REASONS", 1)
-    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)  # its fast path's own copy
     other = bytes(range(16))
     records = [
         record(5, 0, b""),  # no metadata: its provider's first reason
