@@ -20,7 +20,7 @@ from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
 import etwmc.decode.jsonline as jsonline_module
 import etwmc.decode.trace as trace_module
-from etwmc.decode.etl import Record, open_trace
+from etwmc.decode.etl import KernelRecord, Record, open_trace
 from etwmc.decode.jsonline import HEAD, TAIL
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.output import summary_json
@@ -61,20 +61,31 @@ def nothing_kept() -> Iterator[None]:
 
 
 def both(
-    records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any
+    records: Sequence[Record],
+    manifests: Sequence[Manifest] = (),
+    walked: Sequence[Record | KernelRecord] | None = None,
+    **kw: Any,
 ) -> tuple[list[str], list[str], TraceDecoder, TraceDecoder]:
     """The lines of json_lines with what is kept and with nothing kept, and the two
-    decoders."""
+    decoders.  The first reads ``walked`` when given (the same records as the reader's
+    walk() yields them: kernel records as KernelRecord), so that its fast paths (the
+    pass-through lines, decoded events written without an Event) are held to the
+    general one: with no route kept, every record takes it."""
     a = TraceDecoder(manifests, **kw)
-    kept = list(a.json_lines(records))
+    kept = list(a.json_lines(records if walked is None else walked))
     with nothing_kept():
         b = TraceDecoder(manifests, **kw)
         plain = list(b.json_lines(records))
     return kept, plain, a, b
 
 
-def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any) -> None:
-    fast, plain, a, b = both(records, manifests, **kw)
+def assert_same(
+    records: Sequence[Record],
+    manifests: Sequence[Manifest] = (),
+    walked: Sequence[Record | KernelRecord] | None = None,
+    **kw: Any,
+) -> None:
+    fast, plain, a, b = both(records, manifests, walked, **kw)
     assert len(fast) == len(plain)
     for x, y in zip(fast, plain, strict=True):
         assert x == y
@@ -90,19 +101,21 @@ def test_real_traces_with_and_without_manifests(name: str) -> None:
     f, reader = open_trace(trace(name))
     with f:
         records = list(reader)
+        walked = list(reader.walk())
     models = [load_manifest(str(trace(m)))[0] for m in MANIFESTS]
-    assert_same(records)
-    assert_same(records, [m for m in models if m is not None])
+    assert_same(records, walked=walked)
+    assert_same(records, [m for m in models if m is not None], walked=walked)
 
 
 def test_real_trace_filtered_by_provider() -> None:
     f, reader = open_trace(trace("perfview_net.4.5.2.x86.etl"))
     with f:
         records = list(reader)
+        walked = list(reader.walk())
     kernel_image = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"
     wanted = ["PerfView", kernel_image, "System.Threading.Tasks.TplEventSource"]
-    fast, _, a, _ = both(records, providers=wanted)
-    assert_same(records, providers=wanted)
+    fast, _, a, _ = both(records, walked=walked, providers=wanted)
+    assert_same(records, walked=walked, providers=wanted)
     kinds = {json.loads(line)["kind"] for line in fast}
     assert kinds == {"classic", "eventsource"}
 

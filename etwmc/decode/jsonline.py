@@ -152,7 +152,25 @@ class JsonLines:
 
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
-        head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
+        return self.write(*ev[:11])
+
+    def write(
+        self,
+        head: EventHead,
+        t: int | None,
+        pid: int | None,
+        tid: int | None,
+        activity: bytes,
+        related: bytes,
+        decoded: bool,
+        message: str | None,
+        fields: str | None,
+        trailing: int,
+        error: str | None,
+    ) -> str:
+        """The JSON line of the event these make (the first eleven fields of an
+        :class:`Event`, in order), and ``end``: what :meth:`line` writes, for a caller
+        that has them without an Event."""
         ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
         found = self._head(head)
         if not (ids or decoded or message is not None or error is not None):
