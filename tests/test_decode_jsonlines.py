@@ -20,7 +20,7 @@ from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
 import etwmc.decode.jsonline as jsonline_module
 import etwmc.decode.trace as trace_module
-from etwmc.decode.etl import KernelRecord, Record, open_trace
+from etwmc.decode.etl import PassRecord, Record, open_trace
 from etwmc.decode.jsonline import HEAD, TAIL
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.output import summary_json
@@ -63,12 +63,12 @@ def nothing_kept() -> Iterator[None]:
 def both(
     records: Sequence[Record],
     manifests: Sequence[Manifest] = (),
-    walked: Sequence[Record | KernelRecord] | None = None,
+    walked: Sequence[Record | PassRecord] | None = None,
     **kw: Any,
 ) -> tuple[list[str], list[str], TraceDecoder, TraceDecoder]:
     """The lines of json_lines with what is kept and with nothing kept, and the two
     decoders.  The first reads ``walked`` when given (the same records as the reader's
-    walk() yields them: kernel records as KernelRecord), so that its fast paths (the
+    walk() yields them: kernel and MOF records as PassRecord), so that its fast paths (the
     pass-through lines, decoded events written without an Event) are held to the
     general one: with no route kept, every record takes it."""
     a = TraceDecoder(manifests, **kw)
@@ -82,7 +82,7 @@ def both(
 def assert_same(
     records: Sequence[Record],
     manifests: Sequence[Manifest] = (),
-    walked: Sequence[Record | KernelRecord] | None = None,
+    walked: Sequence[Record | PassRecord] | None = None,
     **kw: Any,
 ) -> None:
     fast, plain, a, b = both(records, manifests, walked, **kw)

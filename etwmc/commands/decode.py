@@ -23,7 +23,7 @@ from ..codes import (
     W_EVENT_OVERSIZED,
     W_PROVIDER_UNMATCHED,
 )
-from ..decode.etl import KernelRecord, Record, TraceError
+from ..decode.etl import PassRecord, Record, TraceError
 from ..decode.metadata import load_dll, load_manifest, load_wevt
 from ..decode.output import (
     OutputBudget,
@@ -245,7 +245,7 @@ class _Records:
         self.reader = reader
         self.error: TraceError | None = None
 
-    def each(self, bar: _Progress | None) -> Iterator[Record | KernelRecord]:
+    def each(self, bar: _Progress | None) -> Iterator[Record | PassRecord]:
         try:
             if bar is None:
                 yield from self.reader.walk()

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
 from .counts import ProviderCount
-from .etl import KernelRecord, Record
+from .etl import PassRecord, Record
 from .event import Event
 from .jsonline import JsonLines, Stamps
 from .jsonline import encode as _encode
@@ -122,7 +122,7 @@ def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
 
 
 def render_records(
-    decoder: TraceDecoder, records: Iterable[Record | KernelRecord], fmt: str
+    decoder: TraceDecoder, records: Iterable[Record | PassRecord], fmt: str
 ) -> Iterator[str]:
     """Records decoded by ``decoder``, as :func:`render` writes their events; JSON is
     written by the decoder itself (:meth:`~etwmc.decode.trace.TraceDecoder.json_lines`),

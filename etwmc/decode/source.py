@@ -19,7 +19,7 @@ from typing import BinaryIO, Protocol
 
 from ..inputs import open_input
 from ..runtime.eventfile import MAGIC, EventFileError, iter_events
-from .etl import EtlReader, KernelRecord, Record, TraceError
+from .etl import EtlReader, PassRecord, Record, TraceError
 
 _NIL = uuid.UUID(int=0)
 
@@ -36,8 +36,9 @@ class RecordSource(Protocol):
 
     def __iter__(self) -> Iterator[Record]: ...
 
-    def walk(self) -> Iterator[Record | KernelRecord]:
-        """The records, kernel records as :class:`~etwmc.decode.etl.KernelRecord`."""
+    def walk(self) -> Iterator[Record | PassRecord]:
+        """The records, kernel and classic MOF records as
+        :class:`~etwmc.decode.etl.PassRecord`."""
         ...
 
 

@@ -37,7 +37,7 @@ from .counts import (
     provider_count,
     tally,
 )
-from .etl import KernelRecord, Record
+from .etl import PassKind, PassRecord, Record, pass_kind
 from .event import KINDS, Event, EventHead
 from .eventsource import EnvelopeError, is_manifest_event, parse_envelope
 from .inband import InbandManifests
@@ -119,7 +119,7 @@ class TraceDecoder:
         self._eventsource: set[bytes] = set()  # providers described in-band
         # by provider, descriptor and whether the record is classic
         self._routes: dict[tuple[bytes, object, bool], Route] = {}
-        self._kernel_routes: dict[int, Route] = {}  # by kernel record kind
+        self._pass_routes: dict[PassKind, Route] = {}  # by pass record kind
         self._epoch = 0  # how many times routes were forgotten (provider names changed)
         self._inband = InbandManifests(label, self.diagnostics)
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}  # parsed TraceLogging schemas
@@ -171,7 +171,7 @@ class TraceDecoder:
     def _set_name(self, raw: bytes, name: str) -> None:
         self._names[raw] = name
         self._routes.clear()  # their heads hold provider names
-        self._kernel_routes.clear()
+        self._pass_routes.clear()
         self._epoch += 1
         self._tl_heads.clear()
 
@@ -212,25 +212,26 @@ class TraceDecoder:
     # ------------------------------------------------------------------ events
 
     def json_lines(
-        self, records: Iterable[Record | KernelRecord], lines: JsonLines | None = None
+        self, records: Iterable[Record | PassRecord], lines: JsonLines | None = None
     ) -> Iterator[str]:
         """The events as JSON lines (written by ``lines``: no line breaks unless it
-        says so).  A kernel record is written straight from its kind's line writer,
-        without an :class:`Event`: most of a trace is kernel records, and this takes
-        about half the time of making an event and writing it."""
+        says so).  A :class:`~.etl.PassRecord` is written straight from its kind's line
+        writer, and an event decoded by its route's JSON plan from the record, without
+        an :class:`Event`: most of a trace is kernel records, and this takes about half
+        the time of making an event and writing it."""
         lines = lines or JsonLines()
         line = lines.line
         event_line = lines.write
         bare_line = lines.bare_line
         routes = self._routes
-        # by kernel record kind: the count, provider name and line writer of its route
-        writers: dict[int, tuple[ProviderCount | None, str | None, BareLine]] = {}
+        # by pass record kind: the count, provider name and line writer of its route
+        writers: dict[PassKind, tuple[ProviderCount | None, str | None, BareLine]] = {}
         epoch = self._epoch
         for rec in records:
-            if isinstance(rec, KernelRecord):
+            if isinstance(rec, PassRecord):
                 found = writers.get(rec[0])
                 if found is None:
-                    route = self._kernel_route(rec)
+                    route = self._pass_route(rec[0])
                     found = (route.counter, route.head.provider_name, bare_line(route.head))
                     if len(writers) < MAX_ROUTES:
                         writers[rec[0]] = found
@@ -239,7 +240,7 @@ class TraceDecoder:
                     c.passed += 1
                     if name:
                         c.name = name
-                    yield write(rec[3], rec[4], rec[5])
+                    yield write(rec[1], rec[2], rec[3])
                 continue
             if not rec.schema:  # the common decoded event, written without an Event
                 known = routes.get((rec.provider, rec.descriptor, rec.classic))
@@ -270,21 +271,21 @@ class TraceDecoder:
             if ev is not None:
                 yield line(ev)
 
-    def events(self, records: Iterable[Record | KernelRecord]) -> Iterator[Event]:
+    def events(self, records: Iterable[Record | PassRecord]) -> Iterator[Event]:
         """The decoded events, in trace order (of the providers asked for)."""
         for rec in records:
-            if not isinstance(rec, KernelRecord):
+            if not isinstance(rec, PassRecord):
                 ev = self.event(rec)
                 if ev is not None:
                     yield ev
                 continue
-            route = self._kernel_route(rec)
+            route = self._pass_route(rec.kind)
             c = route.counter
             if c is not None:
                 _count_pass(c, route.head.provider_name)
                 yield _new(
                     Event,
-                    (route.head, rec[3], rec[4], rec[5], b"", b"", False, None, None, 0,
+                    (route.head, rec.time, rec.pid, rec.tid, b"", b"", False, None, None, 0,
                      None, None),
                 )  # fmt: skip
 
@@ -313,12 +314,12 @@ class TraceDecoder:
             return self._with_metadata(rec, route, c)
         return self._manifest_event(rec, route, c)
 
-    def _kernel_route(self, rec: KernelRecord) -> Route:
-        route = self._kernel_routes.get(rec.kind)
+    def _pass_route(self, kind: PassKind) -> Route:
+        route = self._pass_routes.get(kind)
         if route is None:
-            route = self._classic_route(rec.provider, rec.descriptor)
-            if len(self._kernel_routes) < MAX_ROUTES:
-                self._kernel_routes[rec.kind] = route
+            route = self._classic_route(*pass_kind(kind))
+            if len(self._pass_routes) < MAX_ROUTES:
+                self._pass_routes[kind] = route
         return route
 
     def _classic_route(self, provider: bytes, d: EventDescriptor) -> Route:
