@@ -7,6 +7,7 @@ a trace."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import struct
 import uuid
@@ -16,15 +17,19 @@ from unittest import mock
 
 import pytest
 from etl_helpers import trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
 import etwmc.decode.jsonline as jsonline_module
 import etwmc.decode.trace as trace_module
 from etwmc.decode.etl import PassRecord, Record, open_trace
-from etwmc.decode.jsonline import HEAD, TAIL
+from etwmc.decode.event import EventHead
+from etwmc.decode.jsonline import HEAD, TAIL, JsonLines, Stamps
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.output import summary_json
 from etwmc.decode.trace import TraceDecoder
+from etwmc.eventdescriptor import EventDescriptor
 from etwmc.model import Manifest
 
 MANIFESTS = (
@@ -224,3 +229,28 @@ def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None
     a = TraceDecoder()
     list(a.json_lines(records))
     assert a.counts[str(GUID)].reasons["other reasons"] == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 3 * 10_000_000),  # second 0 (fewer than 8 digits) and the next
+            st.integers(0, 2_650_467_743_999_999_999),  # up to the last second of 9999
+        ),
+        max_size=20,
+    )
+)
+def test_timestamps_as_datetime_writes_them(times: list[int]) -> None:
+    """Each timestamp, whatever came before it (the second kept, or not), is what
+    datetime writes for it, with the 7 digits of its 100 ns fraction."""
+    stamps = Stamps()
+    lines = JsonLines(stamps)
+    head = EventHead(None, None, None, EventDescriptor(1), "classic")
+    bare = lines.bare_line(head)
+    for t in sorted(times) + times:
+        seconds, frac = divmod(t, 10_000_000)
+        when = dt.datetime(1601, 1, 1) + dt.timedelta(seconds=seconds)
+        want = f'"{when:%Y-%m-%dT%H:%M:%S}.{frac:07d}Z"'
+        assert stamps.json(t) == want
+        assert json.loads(bare(t, 1, 2))["timestamp"] == want[1:-1]
