@@ -114,9 +114,9 @@ class TraceError(ValueError):
 class Record(NamedTuple):
     """One event record, as it is in the file (no metadata applied).
 
-    A NamedTuple, measured: a trace is mostly records that pass through, made here once
-    each, and ``tuple.__new__`` makes a tuple of this size in a sixth of a frozen,
-    slotted dataclass's ``__init__`` (0.2 against 1.4 us)."""
+    A NamedTuple, measured: one is made here for each of a trace's events, and
+    ``tuple.__new__`` makes a tuple of this size in a sixth of a frozen, slotted
+    dataclass's ``__init__`` (0.2 against 1.4 us)."""
 
     offset: int  # file offset of the record, or of its buffer when compressed
     classic: bool  # True for kernel and MOF records, False for EVENT_HEADER events

@@ -16,6 +16,11 @@ does not fit gets an ``error``; one without metadata neither: the summary counts
 
 What every record of one provider and descriptor shares is worked out once, as a
 :class:`Route`: its event head, how it decodes, its metadata and its count.
+:meth:`TraceDecoder.json_lines` writes the two commonest lines straight from the
+record, without an Event: a record that passes through (a :class:`~.etl.PassRecord`,
+by a line writer per kind) and an event whose route writes its fields by a JSON plan.
+The lines are the ones :meth:`TraceDecoder.events` and :class:`~.jsonline.JsonLines`
+write (tests/test_decode_jsonlines.py holds them to it).
 """
 
 from __future__ import annotations
