@@ -1,9 +1,17 @@
 """The layers of the package (docs/architecture.md, "Floors"): no import cycle between its
-parts (the top-level modules and subpackages of etwmc), and no import that runs back up.
+parts (the top-level modules and subpackages of etwmc), none between the modules inside
+a part, and no import that runs back up.
 
 Every import is counted, at module level or inside a function, ``TYPE_CHECKING`` ones
 too: a lazy import is still a dependency.  A new module or package must be given its
 place in :data:`LAYERS`, so the picture stays the code's.
+
+Between modules, a name imported from a package's ``__init__`` that only hands it on
+(``from .home import name``, eager, lazy or for type checkers) is a dependency on the
+module it comes from, and on what that ``__init__`` imports when it runs, not on every
+other name it hands on: ``etwmc.runtime`` offers the log handler, whose shipped
+provider module imports ``ProviderRuntime`` from ``etwmc.runtime`` as every generated
+module does, and that is no cycle.
 """
 
 from __future__ import annotations
@@ -58,35 +66,129 @@ FLOORS: tuple[tuple[str, ...], ...] = (
 LAYERS = tuple(part for floor in FLOORS for part in floor)
 
 
-def _name(path: Path) -> str:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _modules(package: Path) -> dict[str, Path]:
+    """Every module of ``package`` (a folder) by its dotted name."""
+
+    def name(path: Path) -> str:
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    return {name(p): p for p in sorted(package.rglob("*.py"))}
 
 
-MODULES = {_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = _modules(PACKAGE)
 
 
-def _imports(module: str, path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _target(module: str, path: Path, node: ast.ImportFrom) -> str:
+    """The module a ``from ... import`` statement of ``module`` names."""
+    if not node.level:
+        return node.module or ""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _imports(module: str, path: Path, modules: dict[str, Path] = MODULES) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                target = node.module or ""
-            submodules = {f"{target}.{a.name}" for a in node.names} & set(MODULES)
+            target = _target(module, path, node)
+            submodules = {f"{target}.{a.name}" for a in node.names} & set(modules)
             found.update(submodules)
             if len(submodules) < len(node.names):  # names from the module itself
                 found.add(target)
-    return {t for t in found if t in MODULES and t != module}
+    return {t for t in found if t in modules and t != module}
 
 
 GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+
+
+def _runs(tree: ast.Module) -> list[ast.stmt]:
+    """The statements a module runs when it is imported: its top level, inside ``if`` and
+    ``try`` too, but not under ``if TYPE_CHECKING:``, nor in functions or classes."""
+    out: list[ast.stmt] = []
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        out.append(node)
+        if isinstance(node, ast.If):
+            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
+                todo.extend(node.body)
+            todo.extend(node.orelse)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
+                todo.extend(block)
+    return out
+
+
+def _module_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Which modules each module imports, a package's ``__init__`` seen through for the
+    names it hands on (see the module docstring)."""
+    trees = {m: ast.parse(p.read_text(encoding="utf-8")) for m, p in modules.items()}
+    homes: dict[str, dict[str, str]] = {}  # face -> name -> the module it comes from
+    runs: dict[str, set[str]] = {}  # face -> the modules it imports when imported
+    for face, path in modules.items():
+        if path.name != "__init__.py":
+            continue
+        homes[face] = {}
+        for node in ast.walk(trees[face]):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                home = _target(face, path, node)
+                for a in node.names:
+                    if f"{home}.{a.name}" not in modules:
+                        homes[face][a.asname or a.name] = home
+        ran: set[str] = set()
+        for node in _runs(trees[face]):
+            if isinstance(node, ast.Import):
+                ran.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                target = _target(face, path, node)
+                ran.update([target, *(f"{target}.{a.name}" for a in node.names)])
+        runs[face] = {t for t in ran if t in modules and t != face}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        found = set()
+        for node in ast.walk(trees[module]):
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                target = _target(module, path, node)
+                for a in node.names:
+                    if f"{target}.{a.name}" in modules:
+                        found.add(f"{target}.{a.name}")
+                    elif a.name in homes.get(target, {}) and target != module:
+                        found.add(homes[target][a.name])
+                        found.update(runs[target])
+                    else:
+                        found.add(target)
+        graph[module] = {t for t in found if t in modules and t != module}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Depth-first search for back edges: one cycle for each, as the path it closes."""
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(u: str) -> None:
+        state[u] = 1
+        path.append(u)
+        for v in sorted(graph.get(u, ())):
+            if state.get(v) == 1:
+                cycles.append([*path[path.index(v) :], v])
+            elif v not in state:
+                visit(v)
+        path.pop()
+        state[u] = 2
+
+    for u in sorted(graph):
+        if u not in state:
+            visit(u)
+    return cycles
 
 
 def _unit(module: str) -> str:
@@ -110,29 +212,66 @@ def test_no_import_runs_back_up_or_sideways() -> None:
 
 
 def test_no_cycle_between_parts() -> None:
-    """Depth-first search for a back edge in the graph of parts."""
     parts: dict[str, set[str]] = defaultdict(set)
     for m, targets in GRAPH.items():
         parts[_unit(m)].update(_unit(t) for t in targets if _unit(t) != _unit(m))
-    state: dict[str, int] = {}  # 1 on the path, 2 done
-    path: list[str] = []
-    cycles: list[list[str]] = []
+    assert _cycles(parts) == []
 
-    def visit(u: str) -> None:
-        state[u] = 1
-        path.append(u)
-        for v in sorted(parts[u]):
-            if state.get(v) == 1:
-                cycles.append([*path[path.index(v) :], v])
-            elif v not in state:
-                visit(v)
-        path.pop()
-        state[u] = 2
 
-    for u in sorted(parts):
-        if u not in state:
-            visit(u)
-    assert cycles == []
+def test_no_cycle_between_modules() -> None:
+    """Inside a part too: a module never imports, however indirectly, one that imports it."""
+    assert _cycles(_module_graph(MODULES)) == []
+
+
+def _package(root: Path, files: dict[str, str]) -> dict[str, Path]:
+    for name, text in files.items():
+        (root / "pkg" / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / "pkg" / name).write_text(text, encoding="utf-8")
+    return _modules(root / "pkg")
+
+
+def test_a_cycle_inside_a_package_is_found(tmp_path: Path) -> None:
+    modules = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "low.py": "def f():\n    from .sub.high import g\n",  # lazy: still counted
+            "sub/__init__.py": "",
+            "sub/high.py": "from ..low import f\n",
+            "apart.py": "from . import low\n",
+        },
+    )
+    assert _cycles(_module_graph(modules)) == [["pkg.low", "pkg.sub.high", "pkg.low"]]
+
+
+def test_a_package_face_is_seen_through_for_the_names_it_hands_on(tmp_path: Path) -> None:
+    """``pkg`` hands on ``Handler`` (whose module uses ``Runtime`` from ``pkg``) and
+    ``Runtime``: no cycle; but a name that ``pkg``'s ``__init__`` defines, or a module it
+    imports when it runs, ties the two into one."""
+    face = (
+        "from .core import Core\n"
+        "TYPE_CHECKING = False\n"
+        "if TYPE_CHECKING:\n"
+        "    from .handler import Handler\n"
+        "    from .runtime import Runtime\n"
+        "def helper(): pass\n"
+    )
+    files = {
+        "__init__.py": face,
+        "core.py": "",
+        "runtime.py": "",
+        "handler.py": "from pkg import Runtime\n",
+    }
+    assert _cycles(_module_graph(_package(tmp_path / "a", files))) == []
+    files["handler.py"] = "from pkg import Runtime, helper\n"
+    assert _cycles(_module_graph(_package(tmp_path / "b", files))) == [
+        ["pkg", "pkg.handler", "pkg"]
+    ]
+    files["handler.py"] = "from pkg import Runtime\n"
+    files["core.py"] = "from .handler import x\n"
+    assert _cycles(_module_graph(_package(tmp_path / "c", files))) == [
+        ["pkg.core", "pkg.handler", "pkg.core"]
+    ]
 
 
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import GOLDEN
 from etwmc.model import Manifest
 from etwmc.validate import check_bytes
 from etwmc.wevt import UnknownCulture, binary_outputs, build_rc, output_diagnostics
@@ -49,6 +50,28 @@ def test_one_language_line_per_culture_in_manifest_order() -> None:
         '1 11 "b_MSG00003.bin"',
         '1 WEVT_TEMPLATE "bTEMP.BIN"',
     ]
+
+
+def test_language_ids_are_lower_case_hex_as_mc_writes_them() -> None:
+    rc = build_rc(_manifest("es-ES", "ja-JP", "sr-Latn-RS"), "b").decode()
+    assert [line for line in rc.splitlines() if line.startswith("LANGUAGE")] == [
+        "LANGUAGE 0xa,0x3",
+        "LANGUAGE 0x11,0x1",
+        "LANGUAGE 0x1a,0x9",
+    ]
+
+
+def test_language_statements_are_mc_s_byte_for_byte() -> None:
+    """mc.exe's .rc for Italian, French and English message tables (the only real .rc
+    whose language ids have a hex letter: 0xc): the same LANGUAGE lines, byte for byte,
+    for a manifest with those cultures in that order."""
+    golden = GOLDEN / "mc" / "wellbay__nssm" / "messages.rc"
+    if not golden.is_file():
+        pytest.skip("../shared/golden/mc is absent")
+    theirs = [line for line in golden.read_bytes().splitlines() if line.startswith(b"LANGUAGE")]
+    ours = build_rc(_manifest("it-IT", "fr-FR", "en-US"), "x").splitlines()
+    assert theirs == [b"LANGUAGE 0x10,0x1", b"LANGUAGE 0xc,0x1", b"LANGUAGE 0x9,0x1"]
+    assert [line for line in ours if line.startswith(b"LANGUAGE")] == theirs
 
 
 def test_binary_outputs_names_match_the_rc() -> None:

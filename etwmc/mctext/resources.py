@@ -25,6 +25,7 @@ from ..wevt.msgtable import (
     TableEntry,
     text_entry,
 )
+from ..wevt.rc import message_table_statements
 from .model import MessageFile, Name
 
 UNICODE = MESSAGE_RESOURCE_UNICODE
@@ -59,7 +60,7 @@ def entries(mf: MessageFile, language: Name, style: TableStyle) -> dict[int, Tab
 
 
 def rc_lines(langid: int, file: str) -> str:
-    return f'LANGUAGE 0x{langid & 0x3FF:x},0x{langid >> 10:x}\n1 11 "{file}"\n'
+    return message_table_statements(langid & 0x3FF, langid >> 10, file)
 
 
 def render_rc(mf: MessageFile, base: str | None) -> str:

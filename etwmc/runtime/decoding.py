@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 from ..payloadvalues import PayloadValueError, ValueReader
 from .encoder import STRUCT
-from .payload import Field
+from .fields import Field
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
 

@@ -1,11 +1,11 @@
 """The generic payload encoder of generated provider modules (standard library only).
 
-:func:`encode` walks a template's :class:`~etwmc.runtime.payload.Field` specs: arrays by
+:func:`encode` walks a template's :class:`~etwmc.runtime.fields.Field` specs: arrays by
 fixed or field count, fixed-length and NUL-terminated strings, counted types, structs,
 binary, GUID, FILETIME/SYSTEMTIME, SID, pointers, and count/length fields filled from
 the sequences they count.  When an encoding fails, :func:`fail` encodes again field by
 field to name the field and say what is wrong, as one
-:class:`~etwmc.runtime.payload.EventError`; nothing is written.
+:class:`~etwmc.runtime.fields.EventError`; nothing is written.
 
 Generated modules reach it through :func:`etwmc.runtime.payload.encode` and
 :func:`~etwmc.runtime.payload.fail`, which import this module on first use: it loads the
@@ -21,8 +21,8 @@ from typing import Final
 
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from .encoding import filetime, sid_bytes, systemtime
-from .payload import POINTER_FORMAT as _POINTER
-from .payload import EventError, Field, ansi, u16
+from .fields import POINTER_FORMAT as _POINTER
+from .fields import EventError, Field, ansi, u16
 
 __all__ = [
     "ANSI",

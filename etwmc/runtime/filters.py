@@ -53,7 +53,7 @@ from typing import Final, TypeVar
 from ..winmeta import INTEGER_CODES, SCALAR_FORMATS
 from .decoding import PayloadDecodeError, decode_payload
 from .encoder import BOOLEAN, FILETIME, GUID, STRINGS
-from .payload import Field
+from .fields import Field
 
 __all__ = [
     "MAX_EVENT_IDS",

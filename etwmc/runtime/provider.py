@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from .activity import _current as _current_activity
 from .lazylock import LazyLock
 from .state import (
     CAPTURE_STATE,
@@ -42,6 +41,7 @@ from .state import (
     compute_flags,
     event_enabled,
 )
+from .writing import bind_writer
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
@@ -49,25 +49,15 @@ if TYPE_CHECKING:
     import weakref
     from collections.abc import Callable, Iterable, Mapping, Sequence
     from types import TracebackType
-    from typing import Protocol
 
     from .backends.base import Backend
-    from .payload import Field
-
-    class Writer(Protocol):
-        """:attr:`ProviderRuntime.write`: one event, the backend's status back."""
-
-        def __call__(
-            self,
-            descriptor: bytes,
-            payload: bytes = b"",
-            activity_id: bytes | None = None,
-            related_activity_id: bytes | None = None,
-        ) -> int: ...
+    from .fields import Field
+    from .writing import Writer
 
     EnableHook = Callable[[EnableState], None]
 
-__all__ = ["EnableHook", "ProviderRuntime", "compute_flags", "event_enabled"]
+# EnableHook is for type checkers only (Callable[[EnableState], None]): not exported.
+__all__ = ["ProviderRuntime", "compute_flags", "event_enabled"]
 
 
 def _drop(
@@ -78,31 +68,6 @@ def _drop(
 ) -> int:
     """The write of an unregistered provider: the event is dropped (ERROR_SUCCESS)."""
     return 0
-
-
-def bind_writer(
-    write: Callable[[object, bytes, bytes | None, bytes | None, bytes], int],
-    handle: object,
-    failed: Callable[[int], None],
-) -> Writer:
-    """A provider's write function over any backend's ``write(handle, ...)``: the current
-    activity id when none is given, and every refused write reported to ``failed``."""
-    current = _current_activity.get
-
-    def send(
-        descriptor: bytes,
-        payload: bytes = b"",
-        activity_id: bytes | None = None,
-        related_activity_id: bytes | None = None,
-    ) -> int:
-        if activity_id is None:
-            activity_id = current()
-        status = write(handle, descriptor, activity_id, related_activity_id, payload)
-        if status:
-            failed(status)
-        return status
-
-    return send
 
 
 class ProviderRuntime:
@@ -197,6 +162,8 @@ class ProviderRuntime:
         Already registered: nothing happens.  Raises :class:`BackendError
         <etwmc.runtime.backends.BackendError>` when the backend refuses.
         """
+        # Here, not at the top: importing a generated module (which imports this one)
+        # loads no backend (tests/test_runtime_import.py); no backend imports this module.
         from .backends import NullBackend, get_backend
 
         if self._backend is not None:

@@ -2,9 +2,11 @@
 
 Per ``<resources>`` culture, in manifest order, ``LANGUAGE 0x<primary>,0x<sub>`` and
 ``1 11 "<table file>"`` (RT_MESSAGETABLE, name 1); then ``1 WEVT_TEMPLATE
-"<base>TEMP.BIN"``.  Lines end with ``\\n``, as in the .rc files mc writes.  Message
-tables are named ``<base>_MSG0000N.bin`` when mc runs with ``-z <base>`` and
-``MSG0000N.bin`` without it (``prefixed=False``).
+"<base>TEMP.BIN"``.  The language ids are in lower-case hex without leading zeros, as mc
+writes them (``LANGUAGE 0xc,0x1`` for fr-FR in golden/mc/wellbay__nssm/messages.rc).
+Lines end with ``\\n``, as in the .rc files mc writes.  Message tables are named
+``<base>_MSG0000N.bin`` when mc runs with ``-z <base>`` and ``MSG0000N.bin`` without it
+(``prefixed=False``).
 """
 
 from __future__ import annotations
@@ -22,16 +24,22 @@ def message_table_file(base: str, n: int, *, prefixed: bool = True) -> str:
     return f"{base}_MSG{n:05d}.bin" if prefixed else f"MSG{n:05d}.bin"
 
 
+def message_table_statements(primary: int, sub: int, file: str) -> str:
+    """The two lines that name one language's message table (for manifests and message
+    text files alike)."""
+    return f'LANGUAGE 0x{primary:x},0x{sub:x}\n1 11 "{file}"\n'
+
+
 def build(manifest: Manifest, base: str, *, prefixed: bool = True) -> bytes:
     """The .rc text; raises :class:`~etwmc.wevt.cultures.UnknownCulture` for a culture
     without a known language id."""
-    lines: list[str] = []
-    for n, res in enumerate(manifest.resources, 1):
-        primary, sub = primary_sub(res.culture)
-        lines.append(f"LANGUAGE 0x{primary:X},0x{sub:X}")
-        lines.append(f'1 11 "{message_table_file(base, n, prefixed=prefixed)}"')
-    lines.append(f'1 WEVT_TEMPLATE "{template_file(base)}"')
-    return "".join(line + "\n" for line in lines).encode("utf-8")
+    text = "".join(
+        message_table_statements(
+            *primary_sub(res.culture), message_table_file(base, n, prefixed=prefixed)
+        )
+        for n, res in enumerate(manifest.resources, 1)
+    )
+    return f'{text}1 WEVT_TEMPLATE "{template_file(base)}"\n'.encode()
 
 
 def encode_text(text: str, encoding: str, codec: str, *, rc: bool = False) -> bytes:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from ..descriptor import DESCRIPTOR_SIZE, unpack_descriptor
 from ..eventfile import MAX_USER_DATA
 from ..filters import CompiledPayloadFilter, passing
+from ..writing import bind_writer
 from .base import (
     ERROR_ARITHMETIC_OVERFLOW,
     ERROR_INVALID_HANDLE,
@@ -39,7 +40,7 @@ from .writers import WriterState, local_states, thread_id, writer_state
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
-    from ..provider import Writer
+    from ..writing import Writer
 
 MAX_ROUTES = 4096  # generated modules reuse a few descriptor constants
 Target = tuple[Session, Enablement]
@@ -273,20 +274,16 @@ def _locked_sender(
 ) -> Writer:
     """:func:`make_sender` for a build without the GIL: every write takes the lock."""
 
-    def send(
+    def write(
+        handle: object,
         descriptor: bytes,
-        payload: bytes = b"",
-        activity_id: bytes | None = None,
-        related_activity_id: bytes | None = None,
+        activity: bytes | None,
+        related: bytes | None,
+        payload: bytes,
     ) -> int:
-        if activity_id is None:
-            activity_id = current()
-        status = _write(reg, lock, now, descriptor, payload, activity_id, related_activity_id)
-        if status and failed is not None:
-            failed(status)
-        return status
+        return _write(reg, lock, now, descriptor, payload, activity, related)  # handle is reg
 
-    return send
+    return bind_writer(write, reg, failed, current)
 
 
 def _write(

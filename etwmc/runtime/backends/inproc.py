@@ -61,8 +61,8 @@ from typing import NamedTuple
 from ..activity import _current as _current_activity
 from ..descriptor import EventDescriptor, unpack_descriptor
 from ..eventfile import EventRecord
+from ..fields import Field
 from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter
-from ..payload import Field
 from ..state import (
     CAPTURE_STATE,
     DISABLE_PROVIDER,
@@ -83,7 +83,7 @@ from .writers import quiesce
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
-    from ..provider import Writer
+    from ..writing import Writer
 
 __all__ = [
     "MAX_GLOBAL_SESSIONS",

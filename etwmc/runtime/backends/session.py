@@ -30,8 +30,8 @@ from typing import Final, Protocol
 
 from ..descriptor import EventDescriptor
 from ..eventfile import EventFileWriter, EventRecord
+from ..fields import Field
 from ..filters import CompiledPayloadFilter, EventIdFilter, PayloadFilter
-from ..payload import Field
 from ..state import ALL_KEYWORDS, EnableState, event_enabled
 
 __all__ = ["Enablement", "RawEvent", "Session", "SessionLimitError"]
