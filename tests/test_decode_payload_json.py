@@ -132,19 +132,3 @@ def test_a_pointer_is_written_as_the_payload_reader_shows_it(decoder: Decoder, s
         decoder.payload_json(p, e, data, size) == general == ('{"x":7,"p":"0xDEADBEEF"}', 4 + size)
     )
     assert decoder.payload_json(p, e, data[:-1], size) is None  # cut short: payload says why
-
-
-def test_array_formats_kept_or_not_write_the_same(
-    decoder: Decoder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Integer arrays are read and written with a format kept per type and count; past
-    the bound they are made again, and write the same."""
-    import etwmc.decode.plan as plan_module
-
-    datas = [mixed(n, list(range(n))) for n in (0, 1, 2, 3, 2, 1, 300)]
-    kept = [both(decoder, 1, data) for data in datas]
-    monkeypatch.setattr(plan_module, "_arrays", {})
-    monkeypatch.setattr(plan_module, "MAX_ARRAY_FORMATS", 2)
-    again = [both(decoder, 1, data) for data in datas]
-    assert again == kept and all(quick == general for quick, general in kept)
-    assert len(plan_module._arrays) == 2  # the first two (type, count) pairs, no more

@@ -46,9 +46,7 @@ class Stamps:
         self._days: dict[int, str] = {}
         self._guids: dict[bytes, str] = {}
         # the second of the last timestamp written, as the FILETIMEs it holds (low up
-        # to high), and its date and time up to the fraction.  A FILETIME in it has at
-        # least 8 digits (second 0 is never kept), so its last 7 are the fraction, as
-        # str() writes them several times faster than a format with a width.
+        # to high), and its date and time up to the fraction
         self.low = self.high = -1
         self.second_text = ""
 
@@ -70,15 +68,15 @@ class Stamps:
                     self._days[days] = date
             h, rest = divmod(rest, 3600)
             m, s = divmod(rest, 60)
-            self.low = max(seconds, 1) * 10_000_000  # second 0 kept as no second
-            self.high = (seconds + 1) * 10_000_000
+            self.low = seconds * 10_000_000
+            self.high = self.low + 10_000_000
             self.second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
         return f"{self.second_text}{frac:07d}Z"
 
     def json(self, filetime: int | None) -> str:
         """:meth:`timestamp` as JSON."""
         if filetime is not None and self.low <= filetime < self.high:
-            return f'"{self.second_text}{str(filetime)[-7:]}Z"'
+            return f'"{self.second_text}{filetime - self.low:07d}Z"'
         return plain_json(self.timestamp(filetime))
 
     def guid(self, raw: bytes) -> str | None:
@@ -136,7 +134,7 @@ class JsonLines:
 
         def bare(t: int | None, pid: int | None, tid: int | None) -> str:
             if t is not None and stamps.low <= t < stamps.high:  # as stamps.json(t)
-                stamp = f'"{stamps.second_text}{str(t)[-7:]}Z"'
+                stamp = f'"{stamps.second_text}{t - stamps.low:07d}Z"'
             else:
                 stamp = stamps.json(t)
             return (
@@ -154,25 +152,7 @@ class JsonLines:
 
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
-        return self.write(*ev[:11])
-
-    def write(
-        self,
-        head: EventHead,
-        t: int | None,
-        pid: int | None,
-        tid: int | None,
-        activity: bytes,
-        related: bytes,
-        decoded: bool,
-        message: str | None,
-        fields: str | None,
-        trailing: int,
-        error: str | None,
-    ) -> str:
-        """The JSON line of the event these make (the first eleven fields of an
-        :class:`Event`, in order), and ``end``: what :meth:`line` writes, for a caller
-        that has them without an Event."""
+        head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
         ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
         found = self._head(head)
         if not (ids or decoded or message is not None or error is not None):

@@ -21,17 +21,15 @@ each step with the text that comes before its values.
 
 from __future__ import annotations
 
-import codecs
 import json
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # a str as JSON, ensure_ascii=False
-from typing import Any
 
 from .. import winmeta as wm
 from ..model import Field, Struct
-from ..payloadvalues import MAX_ARRAY
+from ..payloadvalues import MAX_ARRAY, utf16_text
 
 # inType code -> (size, struct format) of the integer types
 INT_FORMATS: dict[int, tuple[int, str]] = {
@@ -52,7 +50,6 @@ HEX_OUTS = {
 }
 _SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
 UNICODE_STRING = wm.InTypeCode.UNICODE_STRING
-_utf16 = codecs.utf_16_le_decode  # as payloadvalues.utf16_text decodes
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,17 +143,7 @@ def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
 
 # what a JSON plan's step is, as a number compared in the hot loop
 RUN, STRING, INTEGERS, POINTER = 0, 1, 2, 3
-# One step of a JSON plan: its kind, the JSON text before its values, and what reading
-# it takes, flat (no attribute is looked up per event):
-# - RUN: the run's size, its format's unpack_from, and its names when a later count
-#   names one of them (else None);
-# - STRING and POINTER: nothing (0, None, None);
-# - INTEGERS: the item size, the struct format character, and the count (a number, or
-#   the name of an earlier field).
-JsonStep = tuple[int, str, int, Any, Any]
-JsonPlan = list[JsonStep]
-MAX_ARRAY_FORMATS = 1024  # integer array formats kept, by type and count; more are made again
-_arrays: dict[tuple[str, int], tuple[Callable[[bytes, int], tuple[int, ...]], str]] = {}
+JsonPlan = list[tuple[int, Step, str]]
 
 
 def json_plan(steps: Sequence[Step]) -> JsonPlan | None:
@@ -169,21 +156,21 @@ def json_plan(steps: Sequence[Step]) -> JsonPlan | None:
     for step in steps:
         if type(step) is Run:
             keys = [json.dumps(n, ensure_ascii=False).replace("%", "%%") for n in step.names]
-            text = ",".join(f"{k}:%d" for k in keys)
-            used = step.names if step.referenced else None
-            out.append((RUN, text, step.size, step.format.unpack_from, used))
+            out.append((RUN, step, ",".join(f"{k}:%d" for k in keys)))
             names += step.names
-            continue
-        key = json.dumps(getattr(step, "name", ""), ensure_ascii=False) + ":"
-        if type(step) is String:
-            out.append((STRING, key, 0, None, None))
-        elif type(step) is Integers:
-            out.append((INTEGERS, key, step.size, step.code, step.count))
-        elif type(step) is Field and _pointer(step):
-            out.append((POINTER, key, 0, None, None))
+        elif isinstance(step, String | Integers | Field):
+            if type(step) is String:
+                kind = STRING
+            elif type(step) is Integers:
+                kind = INTEGERS
+            elif type(step) is Field and _pointer(step):
+                kind = POINTER
+            else:
+                return None
+            out.append((kind, step, json.dumps(step.name, ensure_ascii=False) + ":"))
+            names.append(step.name)
         else:
             return None
-        names.append(step.name)
     return out if len(set(names)) == len(names) else None
 
 
@@ -197,17 +184,6 @@ def _pointer(step: Field) -> bool:
     )
 
 
-def _array(code: str, n: int) -> tuple[Callable[[bytes, int], tuple[int, ...]], str]:
-    """What reads ``n`` integers of struct format ``code``, and the ``%``-format that
-    writes them as a JSON array (kept for the counts that recur)."""
-    found = _arrays.get((code, n))
-    if found is None:
-        found = struct.Struct(f"<{n}{code}").unpack_from, f"[{','.join(['%d'] * n)}]"
-        if len(_arrays) < MAX_ARRAY_FORMATS:
-            _arrays[code, n] = found
-    return found
-
-
 def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int] | None:
     """The fields a JSON plan reads from ``data`` as JSON text (what ``json.dumps``
     writes for the values the payload reader makes of them), and the bytes they used;
@@ -216,15 +192,15 @@ def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int
     raw: dict[str, int] = {}
     pos = 0
     size = len(data)
-    for kind, text, width, read, names in plan:
+    for kind, step, text in plan:
         if kind == RUN:
-            end = pos + width
+            end = pos + step.size  # type: ignore[union-attr]
             if end > size:
                 return None
-            numbers = read(data, pos)
+            numbers = step.format.unpack_from(data, pos)  # type: ignore[union-attr]
             pos = end
-            if names is not None:
-                raw.update(zip(names, numbers, strict=False))
+            if step.referenced:  # type: ignore[union-attr]
+                raw.update(zip(step.names, numbers, strict=False))  # type: ignore[union-attr]
             parts.append(text % numbers)
         elif kind == STRING:
             end = data.find(b"\0\0", pos)
@@ -232,8 +208,7 @@ def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int
                 end = data.find(b"\0\0", end + 1)
             if end < 0:
                 return None
-            # what utf16_text returns, called without it: most events hold strings
-            parts.append(text + encode_basestring(_utf16(data[pos:end], "replace", True)[0]))
+            parts.append(text + encode_basestring(utf16_text(data[pos:end])))
             pos = end + 2
         elif kind == POINTER:  # as the payload reader shows it: hex digits in a string
             end = pos + pointer_size
@@ -242,10 +217,12 @@ def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int
             parts.append(f'{text}"0x{int.from_bytes(data[pos:end], "little"):X}"')
             pos = end
         else:
-            n = raw.get(names) if isinstance(names, str) else names
+            count = step.count  # type: ignore[union-attr]
+            n = raw.get(count) if isinstance(count, str) else count
+            width = step.size  # type: ignore[union-attr]
             if n is None or not 0 <= n <= MAX_ARRAY or pos + n * width > size:
                 return None
-            unpack, array = _array(read, n)
-            parts.append(text + array % unpack(data, pos))
+            numbers = struct.unpack_from(f"<{n}{step.code}", data, pos)  # type: ignore[union-attr]
             pos += n * width
+            parts.append(f"{text}[{','.join(map(str, numbers))}]")
     return "{" + ",".join(parts) + "}", pos

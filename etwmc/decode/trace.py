@@ -16,11 +16,10 @@ does not fit gets an ``error``; one without metadata neither: the summary counts
 
 What every record of one provider and descriptor shares is worked out once, as a
 :class:`Route`: its event head, how it decodes, its metadata and its count.
-:meth:`TraceDecoder.json_lines` writes the two commonest lines straight from the
-record, without an Event: a record that passes through (a :class:`~.etl.PassRecord`,
-by a line writer per kind) and an event whose route writes its fields by a JSON plan.
-The lines are the ones :meth:`TraceDecoder.events` and :class:`~.jsonline.JsonLines`
-write (tests/test_decode_jsonlines.py holds them to it).
+:meth:`TraceDecoder.json_lines` writes the commonest line straight from the record,
+without an Event: a record that passes through (a :class:`~.etl.PassRecord`, by a line
+writer per kind).  The lines are the ones :meth:`TraceDecoder.events` and
+:class:`~.jsonline.JsonLines` write (tests/test_decode_jsonlines.py holds them to it).
 """
 
 from __future__ import annotations
@@ -221,14 +220,11 @@ class TraceDecoder:
     ) -> Iterator[str]:
         """The events as JSON lines (written by ``lines``: no line breaks unless it
         says so).  A :class:`~.etl.PassRecord` is written straight from its kind's line
-        writer, and an event decoded by its route's JSON plan from the record, without
-        an :class:`Event`: most of a trace is kernel records, and this takes about half
-        the time of making an event and writing it."""
+        writer, without an :class:`Event`: most of a trace is kernel records, and this
+        takes about half the time of making an event and writing it."""
         lines = lines or JsonLines()
         line = lines.line
-        event_line = lines.write
         bare_line = lines.bare_line
-        routes = self._routes
         # by pass record kind: the count, provider name and line writer of its route
         writers: dict[PassKind, tuple[ProviderCount | None, str | None, BareLine]] = {}
         epoch = self._epoch
@@ -247,28 +243,6 @@ class TraceDecoder:
                         c.name = name
                     yield write(rec[1], rec[2], rec[3])
                 continue
-            if not rec.schema:  # the common decoded event, written without an Event
-                known = routes.get((rec.provider, rec.descriptor, rec.classic))
-                if known is not None and known.plan is not None and known.counter is not None:
-                    data = rec.data
-                    quick = write_json(known.plan, data, rec.pointer_size)
-                    if quick is not None and len(quick[0]) <= MAX_EVENT_JSON:
-                        fields, used = quick
-                        c = known.counter
-                        head = known.head
-                        c.events += 1  # what tally(c, ...) counts of a decoded event
-                        c.kinds[head.kind] += 1
-                        c.decoded += 1
-                        if head.provider_name:
-                            c.name = head.provider_name
-                        if len(data) > used:  # as TDH: bytes after the described fields
-                            c.trailing += 1
-                        yield event_line(
-                            head, rec.time, rec.pid, rec.tid, rec.activity, rec.related, True,
-                            None, fields, len(data) - used, None,
-                        )  # fmt: skip
-                        continue
-            # anything else (and what does not fit its plan) the general way
             ev = self.event(rec)
             if self._epoch != epoch:  # the event named a provider: routes changed
                 writers.clear()
