@@ -2,9 +2,11 @@
 
 A code is ``ETW`` and three digits, banded by the stage that reports it (the comments
 below name the bands).  Codes are stable: an id is never reused for another meaning,
-so users can select and ignore them.  Each code is a named constant here; a stage
-imports the constants it reports, and ``etwmc lint --list-codes`` lists
-:data:`REGISTRY` without importing any stage.
+so users can select and ignore them.  A code that nothing reports any more is retired,
+not removed: it keeps its constant, its summary and its page, with ``retired`` saying
+why, so a configuration that names it keeps working and its id keeps its meaning.
+Each code is a named constant here; a stage imports the constants it reports, and
+``etwmc lint --list-codes`` lists :data:`REGISTRY` without importing any stage.
 """
 
 from __future__ import annotations
@@ -31,11 +33,13 @@ NOTE: Final = Severity.NOTE
 
 @dataclass(frozen=True, slots=True)
 class Code:
-    """A diagnostic code: its id, default severity and a one-line summary."""
+    """A diagnostic code: its id, default severity and a one-line summary; ``retired``
+    (empty for a live code) says why no stage reports it any more."""
 
     id: str
     severity: Severity
     summary: str
+    retired: str = ""
 
 
 # ETW0xx  input: reading, encoding, well-formedness, safety; the files a command is given
@@ -59,7 +63,13 @@ W_SUPPRESSED_ERROR: Final = Code(
 E_BLOB: Final = Code("ETW020", ERROR, "a WEVT_TEMPLATE blob cannot be read")
 E_MESSAGES: Final = Code("ETW021", ERROR, "a message table cannot be read")
 E_EVENTS: Final = Code("ETW022", ERROR, "an event file cannot be read")
-E_DLL: Final = Code("ETW023", ERROR, "a provider DLL's resources cannot be read")
+E_DLL: Final = Code(
+    "ETW023",
+    ERROR,
+    "a provider DLL's resources cannot be read",
+    retired="each command that reads a DLL names its problems with its own code: ETW739 "
+    "(etwmc diff's baseline), ETW852 (etwmc decode's metadata)",
+)
 E_WINMETA_FILE: Final = Code(
     "ETW024", ERROR, "a winmeta.xml given with mc -W cannot be read or used"
 )

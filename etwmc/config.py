@@ -95,6 +95,13 @@ KEY_HELP: Final[Mapping[str, KeyHelp]] = MappingProxyType(
         "werror": KeyHelp(
             "boolean", "false", "warnings fail too: in `etwmc lint`, `etwmc compile` and builds"
         ),
+        "version-comment": KeyHelp(
+            "boolean",
+            "true",
+            "name etwmc's version in the first line of each generated module; `false` keeps "
+            "committed modules current across an upgrade of etwmc that changes nothing else "
+            "(`etwmc compile --no-version-comment`)",
+        ),
         "lint": KeyHelp("table", "empty", "the settings of `etwmc lint` (below)"),
     }
 )

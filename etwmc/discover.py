@@ -1,7 +1,8 @@
 """Which files under the given paths are instrumentation manifests.
 
 A file named on the command line is always checked, whatever it is.  In a folder, a
-file is a manifest when both hold:
+file is checked when it is a manifest or a message text file.  It is a manifest when
+both hold:
 
 * its extension is ``.man``, ``.xml`` or ``.manifest`` (any case), and
 * its root element is ``instrumentationManifest``, or an ``assembly`` (a Windows
@@ -10,6 +11,14 @@ file is a manifest when both hold:
   extension, and a broken one must be reported); other XML is skipped silently, so
   ``pom.xml``, ``app.config.xml`` and application manifests (``app.manifest``) are
   left alone.
+
+It is a message text file (mc's ``.mc`` source, which ``etwmc lint`` checks as ``etwmc
+mc`` reads it) when its extension is ``.mc`` (any case) and a line of its first MiB is
+one of mc's statements that open a file or a message (``MessageId=``,
+``MessageIdTypedef=``, ``SeverityNames=``, ``FacilityNames=``, ``LanguageNames=``,
+``OutputBase=``; keywords in any case, as mc reads them), in ANSI or UTF-16LE with a
+BOM; other ``.mc`` files are skipped silently.  A ``.mc`` file that cannot be read is
+checked (the lint says why), as a ``.man`` one is.
 
 Folders are skipped when they are hidden (``.git``, ``.tox``), virtual environments
 (they hold ``pyvenv.cfg``), ignored by git (the ``.gitignore`` files from the walk's
@@ -20,9 +29,9 @@ The walk is sorted, so the result does not depend on the file system.
 
 What the walk cannot read is reported (ETW014, an error; :attr:`Found.problems`) and
 the walk goes on with everything else: a folder it cannot list (no permission), a
-symbolic link it cannot resolve (a loop), and a ``.man`` entry that is not a regular
-file (a FIFO, a socket, a device, or a link to one: never opened, so nothing can make
-a lint wait on it).  An entry that vanishes while the walk runs is gone and skipped,
+symbolic link it cannot resolve (a loop), and a ``.man`` or ``.mc`` entry that is not a
+regular file (a FIFO, a socket, a device, or a link to one: never opened, so nothing can
+make a lint wait on it).  An entry that vanishes while the walk runs is gone and skipped,
 as are dangling links; a ``.xml`` or ``.manifest`` entry that is not a regular file is
 skipped silently, like other XML.
 
@@ -35,7 +44,9 @@ in :attr:`Found.skipped`.
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -51,6 +62,17 @@ if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
 MANIFEST_SUFFIXES = (".man", ".xml", ".manifest")
+MESSAGE_TEXT_SUFFIX = ".mc"
+# Every extension a folder search looks at (pre-commit's hook takes the same).
+SEARCHED_SUFFIXES = (*MANIFEST_SUFFIXES, MESSAGE_TEXT_SUFFIX)
+# Extensions whose own files are reported when they cannot be read or are not regular
+# files; other XML is skipped silently.
+_OWN_SUFFIXES = (".man", MESSAGE_TEXT_SUFFIX)
+_MC_STATEMENT = re.compile(
+    r"^[ \t]*(?:MessageId|MessageIdTypedef|SeverityNames|FacilityNames|LanguageNames"
+    r"|OutputBase)[ \t]*=",
+    re.IGNORECASE | re.MULTILINE,
+)
 _SNIFF_BYTES = 1 << 20  # how far to read for the root (and an assembly's instrumentation)
 _ROOT = f"{{{EVENTS_NS}}}instrumentationManifest"
 _ASSEMBLY = f"{{{ASM_NS}}}assembly"
@@ -154,12 +176,12 @@ def _candidate(path: Path, kind: str | OSError, problems: list[Diagnostic]) -> I
     suffix = path.suffix.lower()
     if isinstance(kind, OSError):
         problems.append(_unreadable(path, f"cannot read this entry: {_reason(kind)}"))
-    elif suffix not in MANIFEST_SUFFIXES or kind in (_GONE, _LINKED_FOLDER):
+    elif suffix not in SEARCHED_SUFFIXES or kind in (_GONE, _LINKED_FOLDER):
         return
     elif kind == _FILE:
-        if is_manifest(path):
+        if is_message_text(path) if suffix == MESSAGE_TEXT_SUFFIX else is_manifest(path):
             yield path
-    elif suffix == ".man":
+    elif suffix in _OWN_SUFFIXES:
         problems.append(_unreadable(path, f"this is {kind}, not a regular file: not read"))
 
 
@@ -285,6 +307,26 @@ def is_manifest(path: Path) -> bool:
     if verdict is None:
         return path.suffix.lower() == ".man"
     return verdict
+
+
+def is_message_text(path: Path) -> bool:
+    """Whether the file reads as a message text file (see the module docstring)."""
+    try:
+        head = _head(path)
+    except _NotThere:
+        return False
+    except OSError:
+        return True  # checked, so the lint says why it cannot be read
+    return looks_like_message_text(head)
+
+
+def looks_like_message_text(data: bytes) -> bool:
+    """Whether a line of ``data`` is a statement of mc's that opens a file or a message."""
+    if data.startswith(codecs.BOM_UTF16_LE):
+        text = data[2:].decode("utf-16-le", errors="replace")
+    else:
+        text = data.decode("latin-1")  # any code page: the keywords are ASCII
+    return _MC_STATEMENT.search(text) is not None
 
 
 class _NotThere(Exception):

@@ -8,8 +8,9 @@ The rules every command follows (README, "Exit codes"):
   device may never end, so neither is opened for reading).
 - A binary input that opens but is malformed is an error in the input: a diagnostic
   with a stable code and the byte offset of the problem (exit 1).  WEVT_TEMPLATE blobs
-  are ETW020, message tables ETW021, event files ETW022, DLLs ETW023 (``diff`` says
-  ETW739 for its baseline, ``decode`` ETW852 for its metadata).
+  are ETW020, message tables ETW021, event files ETW022; a DLL's problems have the
+  code of the command that reads it (``diff`` ETW739 for its baseline, ``decode``
+  ETW852 for its metadata; ETW023 is retired).
 
 Outputs are :mod:`etwmc.writer`'s: an output that cannot be written is a failed write
 (exit 1), not a usage error.
@@ -22,7 +23,7 @@ import stat
 from collections.abc import Sequence
 from typing import BinaryIO, Literal
 
-from .codes import E_BLOB, E_DLL, E_EVENTS, E_MESSAGES, Code
+from .codes import E_BLOB, E_EVENTS, E_MESSAGES, Code
 from .diagnostics import Diagnostic, Span, diag
 from .model import Manifest
 
@@ -133,10 +134,11 @@ def load_blob(
 
 
 def load_dll(
-    path: str, *, messages: bool = True, code: Code = E_DLL
+    path: str, *, code: Code, messages: bool = True
 ) -> tuple[Manifest | None, list[Diagnostic]]:
     """A provider's resource DLL as a model: its WEVT_TEMPLATE resource and, with
-    ``messages``, its message tables (lowest language first)."""
+    ``messages``, its message tables (lowest language first).  Its problems are
+    reported with ``code``, the reading command's own."""
     from .pe import RT_MESSAGETABLE, WEVT_TEMPLATE, read_resources
     from .wevt.msgtable import read_message_table
     from .wevt.reader import read_wevt

@@ -368,6 +368,9 @@ def assign_message_ids(manifest: Manifest) -> MessageIds:
 
 
 def _needs_auto_ids(p: Provider, ids: _Draft) -> bool:
+    """Whether a provider has a string that :meth:`_Assigner.provider` would give a new
+    id: one with an explicit id (``<messageTable>``), or one an earlier provider already
+    numbered, needs none; that is mc's remedy ("requires manual message ids")."""
     items = provider_items(p)
     listed: tuple[tuple[str, Mapping[str, wm.WinItem], Level | Task | Opcode | Keyword], ...] = (
         *(("level", wm.LEVELS, x) for x in items.levels),
@@ -375,20 +378,29 @@ def _needs_auto_ids(p: Provider, ids: _Draft) -> bool:
         *(("opcode", wm.OPCODES, x) for x in items.opcodes),
         *(("keyword", wm.KEYWORDS, x) for x in items.keywords),
     )
+    numbered = ids.strings
+
+    def new(string_id: str | None) -> bool:
+        return string_id is not None and string_id not in numbered
+
     return (
-        p.message is not None
+        new(p.message)
         or any(
             x.builtin and (kind, x.name) not in ids.builtins and _has_text(table, x.name)
             for kind, table, x in listed
         )
-        or any(c.message is not None or is_winmeta_channel(c) for c in items.channels)
-        or any(x.message is not None and not x.builtin for x in items.levels)
-        or any(x.message is not None and not x.builtin for x in items.tasks)
-        or any(x.message is not None and not x.builtin for x in items.opcodes)
-        or any(x.message is not None and not x.builtin for x in items.keywords)
-        or any(e.message is not None for e in p.events)
-        or any(i.message is not None for m in p.maps for i in m.items)
-        or any(f.message is not None for f in p.filters)
+        or any(
+            new(c.message)
+            or (c.message is None and is_winmeta_channel(c) and c.name not in ids.winmeta_channels)
+            for c in items.channels
+        )
+        or any(new(x.message) and not x.builtin for x in items.levels)
+        or any(new(x.message) and not x.builtin for x in items.tasks)
+        or any(new(x.message) and not x.builtin for x in items.opcodes)
+        or any(new(x.message) and not x.builtin for x in items.keywords)
+        or any(new(e.message) for e in p.events)
+        or any(new(i.message) for m in p.maps for i in m.items)
+        or any(new(f.message) for f in p.filters)
     )
 
 

@@ -37,6 +37,7 @@ KEYS: Final = (
     "resource-dll",
     "c-header",
     "werror",
+    "version-comment",
 )
 
 
@@ -71,7 +72,9 @@ class CompileOptions:
     (``-c``) shape it; ``text_encoding`` (``-cp``) encodes the header and the .rc.
     ``prefixed_tables`` names message tables ``BASE_MSG0000n.bin`` (else mc's
     ``MSG0000n.bin``); ``baseline`` adds mc's ``-s`` baseline ``BASE.BIN``;
-    ``max_message_length`` (``-m``) warns about longer messages."""
+    ``max_message_length`` (``-m``) warns about longer messages.  ``version_comment``
+    off leaves etwmc's version out of the generated module's first line, so committed
+    outputs stay current across an upgrade of etwmc that changes nothing else."""
 
     wevt_version: WevtVersion | None = None
     legacy_template_ids: bool = False
@@ -81,6 +84,7 @@ class CompileOptions:
     c_header: HeaderMode | None = None
     werror: bool = False
     verify: bool = False
+    version_comment: bool = True
     header_extension: str = "h"
     write_prefix: str = "EventWrite"
     strip_prefix: str | None = None
@@ -162,6 +166,7 @@ class CompileOptions:
         c_header: str | None = None,
         werror: bool | None = None,
         verify: bool | None = None,
+        version_comment: bool | None = None,
     ) -> CompileOptions:
         """These options with a command line's flags over them (None: not given).  A
         ``legacy_template_ids`` flag without a version asks for mc 8.1's outputs, so the
@@ -184,6 +189,7 @@ class CompileOptions:
             c_header=self.c_header if c_header is None else c_header,  # type: ignore[arg-type]
             werror=pick(werror, self.werror),
             verify=pick(verify, self.verify),
+            version_comment=pick(version_comment, self.version_comment),
         )
 
 
@@ -200,6 +206,7 @@ def options_from_table(table: Mapping[str, object], where: str) -> CompileOption
         "binaries": "binary",
         "resource-dll": "resource_dll",
         "werror": "werror",
+        "version-comment": "version_comment",
     }
     given = {field_of[k]: v for k, v in t.items() if k in field_of}
     try:
@@ -224,4 +231,5 @@ def as_table(options: CompileOptions) -> dict[str, object]:
         "resource-dll": options.resource_dll,
         "c-header": options.c_header or False,
         "werror": options.werror,
+        "version-comment": options.version_comment,
     }

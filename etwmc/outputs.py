@@ -187,7 +187,8 @@ def _python_check(build: ManifestBuild) -> list[Diagnostic]:
 def _python_module(build: ManifestBuild) -> Rendered:
     from .python import generate  # its template only when rendering (start-up of lint)
 
-    text, diags = generate(build.manifest, source=Path(build.path).name, version=__version__)
+    version = __version__ if build.options.version_comment else None
+    text, diags = generate(build.manifest, source=Path(build.path).name, version=version)
     if has_errors(diags):
         return Rendered({}, diags)
     if build.options.verify:

@@ -122,6 +122,7 @@ def test_every_key_has_its_help_and_every_documented_key_is_read(tmp_path: Path)
         "manifests": "['src/p/*.man']", "package": "'p._etw'", "wevt-version": "3",
         "legacy-template-ids": "true", "python": "true", "binaries": "true",
         "resource-dll": "true", "c-header": "'km'", "werror": "true",
+        "version-comment": "false",
     }  # fmt: skip
     lint = {
         "select": "['ETW4']", "ignore": "['ETW401']", "extend-select": "['ETW2']",
@@ -135,6 +136,7 @@ def test_every_key_has_its_help_and_every_documented_key_is_read(tmp_path: Path)
     config = find_config(tmp_path)
     options = config.options()
     assert (options.version, options.c_header, options.resource_dll) == (3, "km", True)
+    assert options.version_comment is False
     assert config.selection().select == ("ETW4", "ETW2")
     assert config.exclude() == ("third_party/",)
     assert config.outputs() == {tmp_path / "src/p/a.man": tmp_path / "src/p/_etw"}

@@ -267,3 +267,35 @@ def test_user_data_nodes_keep_the_namespace_declarations_each_element_adds() -> 
     d, e = c.children
     assert (d.tag, d.nsmap) == (("urn:x", "D"), ())  # the default is already urn:x
     assert (e.tag, e.nsmap, e.text) == (("", "E"), ((None, ""),), "e")
+
+
+# ------------------------------------------------------------------ other namespaces
+
+_TYPO = "http://schemas.microsoft.com/win/2004/08/event"  # the instance namespace: no "s"
+
+
+def test_a_section_in_another_namespace_is_not_read() -> None:
+    """What ETW143 says: an element of another namespace where the format allows
+    extensions is skipped (as mc skips it), even when it has a manifest element's name."""
+    m, diags = _lower(
+        f'<templates xmlns="{_TYPO}"><template tid="T1"><data name="A" inType="win:UInt32"/>'
+        "</template></templates>"
+        f'<events xmlns="{_TYPO}"><event value="9"/></events>'
+        '<events><event value="1" template="T1"/></events>',
+        more=f'<provider xmlns="{_TYPO}" name="Q" guid="{{6A1B2C3D-4E5F-4061-8273-94A5B6C7D8F7}}"'
+        ' symbol="Q"/>',
+    )
+    (p,) = m.providers
+    assert p.templates == ()
+    # The foreign <events> does not hide the provider's own section behind it.
+    assert [e.value for e in p.events] == [1]
+    assert [d.code for d in diags] == ["ETW406"]  # T1 is not defined in the manifest
+
+
+def test_sections_in_the_manifest_namespace_under_any_prefix_are_read() -> None:
+    m, diags = _lower(
+        f'<e:templates xmlns:e="{wm.EVENTS_NS}"><e:template tid="T1">'
+        '<e:data name="A" inType="win:UInt32"/></e:template></e:templates>'
+        '<events><event value="1" template="T1"/></events>'
+    )
+    assert [t.tid for t in m.providers[0].templates] == ["T1"] and diags == []

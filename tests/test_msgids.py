@@ -162,6 +162,30 @@ def test_providers_after_the_sixteenth_get_overflow_ids() -> None:
     assert len(warnings) == 2 and all(d.severity.label == "warning" for d in warnings)
 
 
+def test_explicit_ids_for_providers_after_the_sixteenth_need_no_warning() -> None:
+    """ETW650's hint: strings given ids in <messageTable> need no automatic id, so a
+    17th provider whose strings all have one is what mc asks for ("requires manual
+    message ids") and gets no warning; one automatic id left still warns."""
+    body = (
+        '<events><event value="1" message="$(string.e17)"/></events>'
+        '<maps><valueMap name="M"><map value="0" message="$(string.m17)"/></valueMap></maps>'
+    )
+    provs = "".join(_provider(i, "", f"p{i}") for i in range(1, 17)) + _provider(17, body, "p17")
+    strings = [*(f"p{i}" for i in range(1, 18)), "e17", "m17"]
+    table = "".join(
+        f'<message value="0x{0x2000 + n:X}" message="$(string.{s})"/>'
+        for n, s in enumerate(("p17", "e17", "m17"))
+    )
+    m = _manifest(provs, strings, f"<messageTable>{table}</messageTable>")
+    ids = assign_message_ids(m)
+    assert [ids.strings[s] for s in ("p17", "e17", "m17")] == [0x2000, 0x2001, 0x2002]
+    assert [d.code for d in output_diagnostics(m) if d.code == "ETW650"] == []
+    partial = table.replace('<message value="0x2002" message="$(string.m17)"/>', "")
+    m = _manifest(provs, strings, f"<messageTable>{partial}</messageTable>")
+    assert assign_message_ids(m).strings["m17"] == 0xE0000001
+    assert [d.code for d in output_diagnostics(m) if d.code == "ETW650"] == ["ETW650"]
+
+
 def test_no_message_means_no_id() -> None:
     m = _manifest(_provider(1, '<events><event value="1"/></events>'), [])
     ids = assign_message_ids(m)

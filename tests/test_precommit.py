@@ -191,3 +191,35 @@ def test_pre_commit_try_repo_offline(repo: Path, tmp_path: Path) -> None:
     assert "src/acme/events.man:41:38: error ETW401" in out
     assert "ETW008" not in out
     assert "1 error, 0 warnings, 0 notes in 4 files" in out
+
+
+# --------------------------------------------------------------------------- rev
+
+
+def test_autoupdate_pins_the_documented_main_to_a_commit(tmp_path: Path) -> None:
+    """What the pages tell users to run, against a tagless copy of a hook repository."""
+    pytest.importorskip("pre_commit")
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    shutil.copy(ROOT / ".pre-commit-hooks.yaml", hooks)
+    _git(hooks, "init", "-q", "-b", "main")
+    _git(hooks, "add", "-A")
+    _git(hooks, "commit", "-q", "-m", "hooks")
+    head = _git(hooks, "rev-parse", "HEAD").strip()
+    project = tmp_path / "project"
+    project.mkdir()
+    _git(project, "init", "-q")
+    config = project / ".pre-commit-config.yaml"
+    config.write_text(
+        f"repos:\n  - repo: {hooks}\n    rev: main\n    hooks:\n      - id: etwmc-lint\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "autoupdate", "--repo", str(hooks)],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)},
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"rev: {head}" in config.read_text()

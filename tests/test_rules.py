@@ -35,9 +35,9 @@ VALID = sorted((MANIFESTS / "valid").glob("*.man"))
 EXPECT = re.compile(r"<!-- expect: ((?:ETW\d{3}\s*)+)-->")
 
 # Lowering's codes that no fixture here can show on their own: the schema rejects
-# the same input first (ETW126 for a literal message, ETW12x for unreadable numbers),
-# so a fixture would only pin the double report.
-UNFIXTURED = {"ETW200", "ETW412"}
+# the same input first (ETW12x for unreadable numbers), so a fixture would only pin the
+# double report.
+UNFIXTURED = {"ETW200"}
 
 
 def expectations(path: Path) -> set[tuple[int, str]]:
@@ -88,6 +88,23 @@ def test_every_semantic_code_has_a_fixture() -> None:
     missing = sorted(semantic - marked - UNFIXTURED)
     assert not missing, f"codes without a fixture in tests/manifests/invalid: {missing}"
     assert UNFIXTURED <= semantic  # the exemptions still name real codes
+
+
+@pytest.mark.parametrize(
+    ("fixture", "code"), [("map_literal_message", "ETW412"), ("schema_maps_outside_maps", "ETW141")]
+)
+def test_a_literal_map_message_is_one_problem_with_one_diagnostic(fixture: str, code: str) -> None:
+    """In <maps> the item is lowered and its text cannot be compiled (ETW412, an error);
+    in a map directly inside <provider>, which etwmc does not read (ETW140), the same
+    text is a warning (ETW141).  Never both for one attribute."""
+    path = MANIFESTS / "invalid" / f"{fixture}.man"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    literal = [n for n, text in enumerate(lines, 1) if re.search(r'message="[^$]', text)]
+    assert literal
+    found: dict[int, list[str]] = {}
+    for d in check_file(path).diagnostics:
+        found.setdefault(d.span.line, []).append(d.code)
+    assert {n: found.get(n) for n in literal} == {n: [code] for n in literal}
 
 
 def test_fixture_rules_report_with_hints() -> None:

@@ -223,7 +223,8 @@ def rules_table() -> str:
     rows = ["| code | severity | meaning |", "|---|---|---|"]
     for code in REGISTRY.values():
         rows.append(
-            f"| [{code.id}]({code.id}.md) | {code.severity.label} | {_cell(code.summary)} |"
+            f"| [{code.id}]({code.id}.md) | {code.severity.label} | {_cell(code.summary)}"
+            f"{' (retired)' if code.retired else ''} |"
         )
     return "\n".join(rows) + "\n"
 

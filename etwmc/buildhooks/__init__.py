@@ -141,14 +141,26 @@ class Generated:
     bytecode: list[Path] = field(default_factory=list)
 
 
-def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
-    """Compile every manifest and write the outputs.
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """What a build writes into ``target`` (file name -> bytes), planned in memory, and
+    the diagnostics of its manifests (no errors: :func:`plan` raises then)."""
 
-    ``out_dir`` is a scratch folder for a regular build (files go to
-    ``out_dir/<package path>/``); ``None`` writes in place into the package's source
-    folder (editable builds).  Raises :class:`BuildFailed` when a manifest has errors
-    and :class:`ConfigError` for a bad configuration.
-    """
+    target: Path
+    files: dict[str, bytes]
+    diagnostics: list[Diagnostic]
+
+
+def plan(
+    root: Path, opts: Options, *, out_dir: Path | None, selection: Selection | None = None
+) -> Planned:
+    """Compile every manifest in memory: the outputs a build writes, where it writes
+    them.  ``etwmc compile`` checks (and writes) the same plan, so a project's
+    committed outputs are checked against exactly what its build makes.
+
+    ``out_dir``: see :func:`generate`.  ``selection`` is the project's lint settings
+    (default: read from ``root``'s configuration).  Raises :class:`BuildFailed` when a
+    manifest has errors and :class:`ConfigError` for a bad configuration."""
     manifests = find_manifests(root, opts.manifests)
     target = (
         out_dir.joinpath(*opts.package_path.parts)
@@ -158,7 +170,8 @@ def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
     outputs: dict[str, bytes] = {}
     origin: dict[str, Path] = {}
     diags: list[Diagnostic] = []
-    selection = _selection(root)
+    if selection is None:
+        selection = _selection(root)
     # Relative paths keep the project's location out of diagnostics and generated text.
     with contextlib.chdir(root):
         for rel in manifests:
@@ -177,7 +190,24 @@ def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
         raise BuildFailed(diags, len(manifests))
     if not (target / "__init__.py").exists():
         outputs.setdefault("__init__.py", _INIT_TEXT)
-    bytecode = _bytecode(outputs, opts.package_path) if out_dir is None else {}
+    return Planned(target, outputs, diags)
+
+
+def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
+    """Compile every manifest and write the outputs.
+
+    ``out_dir`` is a scratch folder for a regular build (files go to
+    ``out_dir/<package path>/``); ``None`` writes in place into the package's source
+    folder (editable builds).  Raises :class:`BuildFailed` when a manifest has errors
+    and :class:`ConfigError` for a bad configuration.
+    """
+    return write_planned(plan(root, opts, out_dir=out_dir), opts, in_place=out_dir is None)
+
+
+def write_planned(planned: Planned, opts: Options, *, in_place: bool) -> Generated:
+    """Write a :func:`plan` all-or-nothing (with bytecode, ``in_place``)."""
+    target, outputs = planned.target, planned.files
+    bytecode = _bytecode(outputs, opts.package_path) if in_place else {}
     # The sources and their bytecode are one all-or-nothing set under the folders'
     # locks, like `etwmc compile`'s outputs: a module never keeps an old source beside
     # new bytecode.  A file already as planned keeps its time stamp, so tools that
@@ -189,7 +219,7 @@ def generate(root: Path, opts: Options, *, out_dir: Path | None) -> Generated:
         raise WriteFailed(str(e)) from None
     written = {(opts.package_path / name).as_posix(): target / name for name in sorted(outputs)}
     cached = [target / "__pycache__" / name for name in sorted(bytecode)]
-    return Generated(written, diags, cached)
+    return Generated(written, planned.diagnostics, cached)
 
 
 def _bytecode(outputs: Mapping[str, bytes], package: PurePosixPath) -> dict[str, bytes]:

@@ -8,6 +8,12 @@ Options come from the project's configuration (``[tool.etwmc]``, the build plugi
 table) and the flags, which win.  Diagnostics (errors and warnings; notes are lint's)
 go to standard output.
 
+Given no manifest, the command works on the project's outputs: the manifests and
+package the configuration names, compiled by :func:`etwmc.buildhooks.plan` (what the
+build plugins write, where an editable build writes it); ``--check`` compares them with
+the files on disk, and without it they are written there.  ``--diff`` adds a unified
+diff of each stale output to ``--check``'s report (:mod:`._stale`).
+
 Exit status: 0 written (or current), 1 a manifest has errors, outputs are stale or
 could not be written, 2 usage (an unreadable manifest, an unusable name, bad options).
 """
@@ -15,26 +21,30 @@ could not be written, 2 usage (an unreadable manifest, an unusable name, bad opt
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..compile import compile_manifest
 from ..config import Config, show
-from ..diagnostics import FORMATS, Diagnostic, Severity, finalize
+from ..diagnostics import FORMATS, Diagnostic, Severity, finalize, visible
 from ..inputs import UsageError
-from ..journal import read_regular
 from ..options import CompileOptions, OptionsError, as_table, options_from_table
-from ..selection import SelectorError
-from ..writer import WriteError, stale, write_set
+from ..selection import Selection, SelectorError
+from ..writer import WriteError, write_set
 from . import EXIT_ERRORS, EXIT_OK, exit_status
 from ._output import config_arguments, project_config, report, waiting
+from ._stale import report_stale, shown
 
 DESCRIPTION = (
     "Compile instrumentation manifests into a Python provider module, the WEVT_TEMPLATE "
     "blob (<base>TEMP.BIN), one message table per culture (<base>_MSG0000N.bin), the .rc "
     "that links them and, on request, mc's C/C++ header and a resource-only DLL.  Outputs "
     "are written all-or-nothing.  Settings come from [tool.etwmc] in the nearest "
-    "pyproject.toml (or etwmc.toml); flags win."
+    "pyproject.toml (or etwmc.toml); flags win.  With no manifest, the project's are "
+    "compiled (its manifests and package keys): the outputs the build plugins write, "
+    "where an editable build writes them."
 )
 STDIN = "-"
 
@@ -44,11 +54,10 @@ def configure(p: argparse.ArgumentParser) -> None:
         "manifests",
         nargs="*",
         metavar="MANIFEST",
-        help="manifests to compile (- reads one from standard input; give -z then)",
+        help="manifests to compile (- reads one from standard input; give -z then); none: "
+        "the project's, as its configuration names them",
     )
-    p.add_argument(
-        "-o", "--output-dir", default=".", metavar="DIR", help="output folder (default: .)"
-    )
+    p.add_argument("-o", "--output-dir", metavar="DIR", help="output folder (default: .)")
     p.add_argument(
         "-z",
         "--base",
@@ -85,9 +94,21 @@ def configure(p: argparse.ArgumentParser) -> None:
         help="also write <base>.h, the C/C++ header mc -um (or -km) writes",
     )
     p.add_argument(
+        "--no-version-comment",
+        action="store_true",
+        default=None,
+        help="leave etwmc's version out of the generated module's first line, so committed "
+        "outputs survive an upgrade of etwmc",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 if the outputs on disk differ from what would be written",
+    )
+    p.add_argument(
+        "--diff",
+        action="store_true",
+        help="with --check: print a unified diff of each stale output",
     )
     p.add_argument(
         "--verify",
@@ -101,6 +122,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     )
     config_arguments(p)
 
+
+DEFAULTS = CompileOptions()
 
 # The flag that sets each option, to name it in a message (the options type checks
 # the values: etwmc.options).
@@ -123,6 +146,7 @@ def options(args: argparse.Namespace, config: Config) -> CompileOptions:
             c_header=args.c_header,
             werror=args.werror,
             verify=args.verify or None,
+            version_comment=False if args.no_version_comment else None,
         )
     except OptionsError as e:
         flag = _FLAGS.get(e.key or "")
@@ -139,12 +163,15 @@ def run(args: argparse.Namespace) -> int:
     if args.show_config:
         sys.stdout.write(show(config, as_table(opts)))
         return 0
+    if args.diff and not args.check:
+        raise UsageError("--diff shows what --check finds stale: give --check too")
     if not args.manifests:
-        raise UsageError("give at least one manifest (or - for standard input)")
+        return _project(args, config, opts, selection)
     if len(args.manifests) > 1 and (args.base or args.module):
         raise UsageError("-z and --module name one manifest's outputs: compile one at a time")
     if STDIN in args.manifests and not args.base:
         raise UsageError("a manifest read from standard input needs -z BASE to name its outputs")
+    output_dir = args.output_dir or "."
     status = EXIT_OK
     diags: list[Diagnostic] = []
     for manifest in args.manifests:
@@ -158,11 +185,12 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             status = max(status, exit_status(result.diagnostics))
         elif args.check:
-            if _stale(args, manifest, result.files, opts):
+            command = regenerate_command(args, opts, manifest, output_dir)
+            if _stale(args, Path(output_dir), result.files, command):
                 status = max(status, EXIT_ERRORS)
         else:
             try:
-                write_set(args.output_dir, result.files, on_wait=waiting("compile"))
+                write_set(output_dir, result.files, on_wait=waiting("compile"))
             except WriteError as e:
                 print(f"etwmc compile: {e}", file=sys.stderr)
                 status = max(status, EXIT_ERRORS)
@@ -170,70 +198,110 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
-def _stale(
-    args: argparse.Namespace, manifest: str, files: dict[str, bytes], opts: CompileOptions
-) -> bool:
-    out_of_date = stale(args.output_dir, files, on_wait=waiting("compile"))
-    for name, why in out_of_date:  # the report: which files, and how they differ
-        detail = _change_summary(Path(args.output_dir) / name, files[name], why)
-        print(f"{Path(args.output_dir) / name}: {why}{detail}")
-    if any(why == "interrupted" for _, why in out_of_date):
-        print(
-            f"etwmc: a compile into {args.output_dir} was interrupted, so its files may "
-            "be a mix of two versions; the next compile puts it right",
-            file=sys.stderr,
+def _project(
+    args: argparse.Namespace, config: Config, opts: CompileOptions, selection: Selection
+) -> int:
+    """No manifest named: the project's outputs, checked or written."""
+    if args.base or args.module or args.output_dir is not None:
+        raise UsageError(
+            "-o, -z and --module name the outputs of manifests given on the command line; "
+            "the project's outputs go where its configuration puts them ('package')"
         )
+    if not config.manifests:
+        raise UsageError(
+            "give at least one manifest (or - for standard input), or name the project's "
+            f"in its configuration ('manifests' and 'package' in {config.where})"
+        )
+    if config.package is None:
+        raise UsageError(
+            f"{config.where}: 'manifests' needs 'package', the package the outputs go into"
+        )
+    # Only a compile of the project's outputs needs the build plugins' planner (7 ms of
+    # start-up that a compile of named manifests would pay for nothing).
+    from ..buildhooks import BuildFailed, ConfigError, Options, WriteFailed, plan, write_planned
+
+    build = Options(manifests=config.manifests, package=config.package, compile=opts)
+    try:
+        planned = plan(config.root, build, out_dir=None, selection=selection)
+    except BuildFailed as e:
+        report(_from_here(config, e.diagnostics), args.format)
+        return exit_status(e.diagnostics)
+    except ConfigError as e:
+        raise UsageError(str(e)) from None
+    status = EXIT_OK
+    if args.check:
+        command = regenerate_command(args, opts, base=config.options())
+        if _stale(args, Path(shown(planned.target)), planned.files, command):
+            status = EXIT_ERRORS
+    else:
+        try:
+            write_planned(planned, build, in_place=True)
+        except WriteFailed as e:
+            print(f"etwmc compile: {e}", file=sys.stderr)
+            status = EXIT_ERRORS
+    report(_from_here(config, planned.diagnostics), args.format)
+    return status
+
+
+def _from_here(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
+    """A build's diagnostics (notes left to lint), their files named from the current
+    folder: the build names them from the project's root."""
+    return finalize(
+        [
+            replace(d, span=replace(d.span, file=os.path.relpath(config.root / d.span.file)))
+            for d in diags
+            if d.severity != Severity.NOTE
+        ]
+    )
+
+
+def _stale(args: argparse.Namespace, folder: Path, files: dict[str, bytes], command: str) -> bool:
+    out_of_date = report_stale(folder, files, diff=args.diff, on_wait=waiting("compile"))
     if out_of_date:
         print(
-            f"etwmc: {len(out_of_date)} of {len(files)} outputs are stale; "
-            f"regenerate with: {regenerate_command(args, manifest, opts)}",
+            f"etwmc: {len(out_of_date)} of {len(files)} outputs in {visible(str(folder))} are "
+            f"stale; regenerate with: {visible(command)}",
             file=sys.stderr,
         )
     return bool(out_of_date)
 
 
-def _change_summary(path: Path, new: bytes, why: str) -> str:
-    """`` (+a -b lines)`` for a text output that differs, else nothing."""
-    if why != "differs" or path.suffix not in (".py", ".rc", ".h"):
-        return ""
-    current = read_regular(path)
-    try:
-        old = (current or b"").decode("utf-8").splitlines()
-        lines = new.decode("utf-8").splitlines()
-    except UnicodeDecodeError:
-        return ""
-    import difflib  # --check of a stale output only: start-up cost of every compile
-
-    added = removed = 0
-    for line in difflib.unified_diff(old, lines, lineterm="", n=0):
-        if line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-    return f" (+{added} -{removed} lines)"
-
-
-def regenerate_command(args: argparse.Namespace, manifest: str, opts: CompileOptions) -> str:
+def regenerate_command(
+    args: argparse.Namespace,
+    opts: CompileOptions,
+    manifest: str | None = None,
+    output_dir: str = ".",
+    *,
+    base: CompileOptions = DEFAULTS,
+) -> str:
     """The ``etwmc compile`` command that rewrites what ``--check`` found stale: the
-    options in force spelled as flags, so it does the same wherever it runs."""
-    words = ["etwmc", "compile", manifest, "-o", args.output_dir]
+    options in force that differ from ``base`` spelled as flags.  For manifests named
+    on the command line ``base`` is the defaults, so the command does the same wherever
+    it runs; for the project's outputs (no manifest) it is the configuration's options,
+    which the command reads again."""
+    words = ["etwmc", "compile"]
+    if manifest is not None:
+        words += [manifest, "-o", output_dir]
+    elif args.config:
+        words += ["--config", args.config]
     if args.base:
         words += ["-z", args.base]
     if args.module:
         words += ["--module", args.module]
-    if opts.version != opts.implied_version:
+    if opts.version != opts.implied_version and opts.version != base.version:
         words += ["--wevt-version", str(opts.version)]
-    if opts.c_header:
+    if opts.c_header and opts.c_header != base.c_header:
         words.append(f"--c-header={opts.c_header}")
     words += [
         flag
-        for flag, on in (
-            ("--legacy-template-ids", opts.legacy_template_ids),
-            ("--no-python", not opts.python),
-            ("--no-binary", not opts.binary),
-            ("--resource-dll", opts.resource_dll),
+        for flag, on, configured in (
+            ("--legacy-template-ids", opts.legacy_template_ids, base.legacy_template_ids),
+            ("--no-python", not opts.python, not base.python),
+            ("--no-binary", not opts.binary, not base.binary),
+            ("--resource-dll", opts.resource_dll, base.resource_dll),
+            ("--no-version-comment", not opts.version_comment, not base.version_comment),
         )
-        if on
+        if on and not configured
     ]
     import shlex  # --check of a stale output only (start-up cost)
 

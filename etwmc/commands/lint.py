@@ -1,21 +1,25 @@
 """``etwmc lint``: validate manifests and report every problem.
 
 Paths are files, folders (searched for manifests: :mod:`etwmc.discover`) or ``-`` for
-standard input.  The codes reported are chosen as ruff chooses them
-(:mod:`etwmc.selection`), from the project's configuration (:mod:`etwmc.config`) and
-the flags.  Exit status: 0 no errors (warnings allowed unless ``--werror``), 1 errors
-(or a report that could not be written), 2 usage (a path that does not exist or cannot
-be read, no manifest found, a bad flag or configuration file).
+standard input.  With none, the project is linted: the manifests its configuration
+names (``manifests``, the patterns the build plugins compile), else the current folder,
+searched as a folder named on the command line is.  The codes reported are chosen as
+ruff chooses them (:mod:`etwmc.selection`), from the project's configuration
+(:mod:`etwmc.config`) and the flags.  Exit status: 0 no errors (warnings allowed
+unless ``--werror``), 1 errors (or a report that could not be written), 2 usage (a path
+that does not exist or cannot be read, no manifest found, a bad flag or configuration
+file).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from ..codes import E_NO_INPUT, REGISTRY
-from ..config import Config, show
+from ..config import Config, ConfigFileError, find_manifests, show
 from ..diagnostics import FORMATS, Diagnostic, Span, diag, finalize, visible
 from ..discover import discover
 from ..inputs import UsageError
@@ -27,10 +31,12 @@ from ._output import config_arguments, project_config, report, summary
 DESCRIPTION = (
     "Validate instrumentation manifests and report every problem with a stable code, a "
     "location and a hint.  Folders are searched for manifests (*.man, *.xml and *.manifest "
-    "files whose root is an instrumentation manifest), skipping hidden folders, virtual "
-    "environments and what git ignores; a file named explicitly is always checked.  "
+    "files whose root is an instrumentation manifest) and message text files (*.mc), "
+    "skipping hidden folders, virtual environments and what git ignores; a file named "
+    "explicitly is always checked.  "
     "Settings come from [tool.etwmc.lint] in the nearest pyproject.toml (or etwmc.toml); "
-    "flags win."
+    "flags win.  With no path, the manifests the configuration names (its manifests key) "
+    "are linted, else the current folder."
 )
 STDIN = "-"
 
@@ -40,7 +46,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="manifest files, folders to search, or - for standard input",
+        help="manifest files, folders to search, or - for standard input (default: the "
+        "configured manifests, else .)",
     )
     p.add_argument("--format", choices=FORMATS, default="text", help="report format (text)")
     p.add_argument("--werror", action="store_true", default=None, help="warnings fail too")
@@ -96,10 +103,9 @@ def run(args: argparse.Namespace) -> int:
     if args.show_config:
         sys.stdout.write(show(config, _effective(selection, config, werror)))
         return EXIT_OK
-    if not args.paths:
-        raise UsageError("give at least one manifest file or folder (or - for standard input)")
+    paths: list[str] = args.paths or project_paths(config)
     found = discover(
-        [p for p in args.paths if p != STDIN],
+        [p for p in paths if p != STDIN],
         exclude=[*config.exclude(), *args.exclude],
         force_exclude=args.force_exclude,
     )
@@ -110,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     diags: list[Diagnostic] = []
     sources: dict[str, Sequence[str]] = {}
     checked = 0
-    if STDIN in args.paths:
+    if STDIN in paths:
         linted = lint_file(args.stdin_filename or "<stdin>", sys.stdin.buffer.read())
         diags += linted.diagnostics
         sources[linted.path] = linted.lines
@@ -121,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         sources[linted.path] = linted.lines
         checked += 1
     if not checked and not problems and not found.skipped:
-        searched = ", ".join(visible(p) for p in args.paths)
+        searched = ", ".join(visible(p) for p in paths)
         raise UsageError(f"no manifest found in {searched} (nothing to lint)")
     diags = finalize([*problems, *apply(diags, selection, sources)], werror=werror)
     report(diags, args.format, args.output, help_urls=args.show_help_url)
@@ -130,6 +136,20 @@ def run(args: argparse.Namespace) -> int:
     # (commands.USAGE_CODES): the others are still checked and reported, but the run did
     # not do what was asked.
     return exit_status(diags)
+
+
+def project_paths(config: Config) -> list[str]:
+    """What ``etwmc lint`` checks when it is given no path: the manifests the
+    configuration names (as the build plugins find them), else the current folder."""
+    if not config.manifests:
+        return ["."]
+    try:
+        found = find_manifests(config.root, config.manifests)
+    except ConfigFileError as e:
+        raise UsageError(f"{config.where}: {e}") from None
+    # Named from the current folder, as the paths a user types (the configuration
+    # file may be in a folder above it).
+    return [os.path.relpath(config.root / rel) for rel in found]
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:
@@ -171,13 +191,21 @@ def _effective(selection: Selection, config: Config, werror: bool) -> dict[str, 
 
 def codes_table() -> str:
     rows = ["| code | severity | meaning |", "|---|---|---|"]
-    rows += [f"| {c.id} | {c.severity.label} | {c.summary} |" for c in REGISTRY.values()]
+    rows += [
+        f"| {c.id} | {c.severity.label} | {c.summary}{' (retired)' if c.retired else ''} |"
+        for c in REGISTRY.values()
+    ]
     return "\n".join(rows) + "\n"
 
 
 def codes_json() -> str:
     items = [
-        {"code": c.id, "severity": c.severity.label, "summary": c.summary}
+        {
+            "code": c.id,
+            "severity": c.severity.label,
+            "summary": c.summary,
+            **({"retired": c.retired} if c.retired else {}),
+        }
         for c in REGISTRY.values()
     ]
     import json  # only for this listing: start-up cost of every lint

@@ -41,7 +41,16 @@ from ..diagnostics import Diagnostic
 from ..model import Channel, Manifest, PatternMap, Provider
 from ..parse import Document
 from . import declarations as decl
-from .attributes import children, children_of, local, parse_bool, parse_guid, parse_int, string_ref
+from .attributes import (
+    children,
+    children_of,
+    local,
+    own_children,
+    parse_bool,
+    parse_guid,
+    parse_int,
+    string_ref,
+)
 from .builtin import BUILTINS
 from .context import Lowering
 from .events import Scope, event, filter_
@@ -74,9 +83,12 @@ __all__ = [
 def lower_document(doc: Document) -> tuple[Manifest, list[Diagnostic]]:
     """The model of ``doc``, and what lowering found wrong (in the order found)."""
     cx = Lowering(doc)
-    provider_elems = [p for ev in doc.events for p in children(ev, "provider")]
+    provider_elems = [p for ev in doc.events for p in own_children(ev, "provider")]
     message_elems = [
-        m for ev in doc.events for t in children(ev, "messageTable") for m in children(t, "message")
+        m
+        for ev in doc.events
+        for t in own_children(ev, "messageTable")
+        for m in children(t, "message")
     ]
     # Every provider's channels are read first: importChannel may name a channel of a
     # provider declared later.
@@ -107,7 +119,7 @@ def _provider(
     sources: dict[str, Channel],
 ) -> Provider:
     sections: dict[str, etree._Element] = {}
-    for c in children(p):
+    for c in own_children(p):
         sections.setdefault(local(c), c)
     channels = decl.channels(cx, channel_list, sources)  # its first <channels> section
     levels = tuple(decl.level(cx, e) for e in children_of(sections.get("levels"), "level"))
@@ -122,7 +134,7 @@ def _provider(
     pmaps: list[PatternMap] = []
     nq = sections.get("namedQueries")
     if nq is not None:
-        for pm in children(nq, "patternMaps"):
+        for pm in own_children(nq, "patternMaps"):
             pmaps.extend(decl.pattern_map(cx, e) for e in children(pm, "patternMap"))
     templates = tuple(template(cx, e) for e in children_of(sections.get("templates"), "template"))
     scope = Scope(levels, tasks, opcodes, keywords, channels, templates)

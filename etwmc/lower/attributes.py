@@ -4,7 +4,11 @@ Pure functions; nothing here reports a diagnostic (the callers decide what an
 unreadable value means).  The rules they apply:
 
 * Elements are matched by local name in any namespace; comments and processing
-  instructions are skipped.
+  instructions are skipped.  Where the format lets elements of other namespaces in as
+  extensions (a provider's sections, ``<events>``' providers, ``<channels>``,
+  ``<localization>``'s resources), only those in the parent's own namespace are read
+  (:func:`own_children`): mc skips the others, and so must the model (a mistyped ``xmlns``
+  on ``<templates>`` is ETW143's warning, and the section is not compiled).
 * Numbers are decimal (with an optional leading ``+``, as ``xs:unsignedInt`` allows) or
   ``0x``-hex; GUIDs are 36 characters, optionally in braces; booleans are true for
   ``true`` and ``1``.
@@ -38,6 +42,15 @@ def children(elem: etree._Element, name: str | None = None) -> Iterator[etree._E
     """``elem``'s child elements named ``name`` (any, when None) in any namespace."""
     # lxml filters by tag itself; "{*}" matches any namespace and none.
     found: Iterator[etree._Element] = elem.iterchildren("{*}" + (name if name is not None else "*"))
+    return found
+
+
+def own_children(elem: etree._Element, name: str | None = None) -> Iterator[etree._Element]:
+    """``elem``'s child elements named ``name`` (any, when None) in ``elem``'s own
+    namespace: at an extension point, an element of another namespace is skipped."""
+    tag = elem.tag
+    ns = tag[: tag.index("}") + 1] if isinstance(tag, str) and tag.startswith("{") else ""
+    found: Iterator[etree._Element] = elem.iterchildren(ns + (name if name is not None else "*"))
     return found
 
 

@@ -34,7 +34,7 @@ from ..model import (
     Task,
     Traits,
 )
-from .attributes import children, local, parse_bool, parse_int, qname
+from .attributes import children, local, own_children, parse_bool, parse_int, qname
 from .builtin import BUILTINS
 from .context import Lowering
 from .strings import message_ref
@@ -56,8 +56,8 @@ class ChannelList:
 def channel_lists(cx: Lowering, p: etree._Element) -> tuple[ChannelList, ...]:
     """Every ``<channels>`` section of provider ``p``, its own channels read."""
     out = []
-    for section in children(p, "channels"):
-        elems = tuple(c for c in children(section) if local(c) in ("channel", "importChannel"))
+    for section in own_children(p, "channels"):
+        elems = tuple(c for c in own_children(section) if local(c) in ("channel", "importChannel"))
         own, import_values = _defined(cx, elems)
         out.append(ChannelList(elems, own, import_values))
     return tuple(out)

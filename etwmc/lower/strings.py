@@ -22,7 +22,7 @@ from lxml import etree
 from ..codes import E_BAD_STRREF, E_DUP_STRING, E_UNKNOWN_STRING, W_MISSING_STRING
 from ..diagnostics import diag
 from ..model import Message, Resources, String
-from .attributes import children, string_ref
+from .attributes import children, own_children, string_ref
 from .context import Lowering
 
 
@@ -62,7 +62,7 @@ def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
     if loc is None:
         return (), None
     out = []
-    for res in children(loc, "resources"):
+    for res in own_children(loc, "resources"):
         strings: dict[str, String] = {}
         for table in children(res, "stringTable"):
             for s in children(table, "string"):

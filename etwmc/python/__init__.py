@@ -17,11 +17,13 @@ from .context import build_context, context_diagnostics, module_name
 __all__ = ["E_UNRESOLVED", "build_context", "check", "generate", "module_name"]
 
 
-def generate(manifest: Manifest, *, source: str, version: str) -> tuple[str, list[Diagnostic]]:
+def generate(
+    manifest: Manifest, *, source: str, version: str | None
+) -> tuple[str, list[Diagnostic]]:
     """The module's text (empty when a diagnostic is an error) and the diagnostics.
 
     ``source`` is the manifest's file name as the module records it (``SOURCE``);
-    ``version`` the etwmc version its header names.
+    ``version`` the etwmc version its first line names (None: the line names none).
     """
     ctx, diags = build_context(manifest, version=version, source=source)
     if has_errors(diags):

@@ -114,7 +114,7 @@ class SpecCtx:
 class ModuleCtx:
     """The whole generated module, as the template prints it."""
 
-    version: str
+    generated_by: str  # "etwmc 1.2.3", or "etwmc" when the version is left out
     source_assign: str
     imports: str  # the import block, TYPE_CHECKING and its block
     aliases: list[str]  # TypeAlias assignments (quoted values)
@@ -291,7 +291,7 @@ def _event_texts(events: tuple[Event, ...]) -> list[str]:
 
 
 def build_context(
-    manifest: Manifest, *, version: str, source: str
+    manifest: Manifest, *, version: str | None, source: str
 ) -> tuple[ModuleCtx, list[Diagnostic]]:
     """The template context for ``manifest``'s module, and the naming diagnostics."""
     ctx, diags = _build(manifest, version, source, render=True)
@@ -307,7 +307,7 @@ def context_diagnostics(manifest: Manifest) -> list[Diagnostic]:
 
 
 def _build(
-    manifest: Manifest, version: str, source: str, *, render: bool
+    manifest: Manifest, version: str | None, source: str, *, render: bool
 ) -> tuple[ModuleCtx | None, list[Diagnostic]]:
     diags: list[Diagnostic] = []
     file = manifest.path
@@ -478,7 +478,7 @@ def _build(
     if aliases:
         imp.use("TypeAlias")
     ctx = ModuleCtx(
-        version=version,
+        generated_by="etwmc" if version is None else f"etwmc {version}",
         source_assign=layout.assign("", "SOURCE: Final", pystr(source)),
         imports=imp.render(),
         aliases=[

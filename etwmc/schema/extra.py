@@ -4,7 +4,10 @@ that mc rejects or silently ignores.
 
 * ``<valueMap>``/``<bitMap>`` directly inside ``<provider>`` instead of ``<maps>``
   (warning; perfview's test manifests do this);
-* a ``<map message="...">`` with literal text instead of ``$(string.ID)`` (warning);
+* a ``<map message="...">`` with literal text instead of ``$(string.ID)`` in such a
+  map (warning): etwmc does not read those maps, so the text cannot break a compile.
+  In a map inside ``<maps>`` the same text is the lowering's error ETW412 (the item
+  would have no text), reported there alone: one problem, one diagnostic;
 * the task-grouped event form ``<events><task><opcode><event>`` of the first SDKs,
   which mc has rejected since the Windows 7 SDK (error);
 * an element with the name of a manifest element but in another namespace, where the
@@ -66,7 +69,7 @@ def _maps(doc: Document, provider: etree._Element) -> list[Diagnostic]:
                 hint="wrap the maps in <maps>...</maps>",
             )
         )
-    for group in provider.iterchildren(f"{_NS}maps", f"{_NS}valueMap", f"{_NS}bitMap"):
+    for group in provider.iterchildren(f"{_NS}valueMap", f"{_NS}bitMap"):
         for item in group.iter(f"{_NS}map"):
             message = item.get("message")
             if message is not None and not _STRING_REF.fullmatch(message):
