@@ -12,8 +12,9 @@ Each code is a named constant here; a stage imports the constants it reports, an
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Final
+
+from .record import Record
 
 
 class Severity(enum.IntEnum):
@@ -31,8 +32,7 @@ WARNING: Final = Severity.WARNING
 NOTE: Final = Severity.NOTE
 
 
-@dataclass(frozen=True, slots=True)
-class Code:
+class Code(Record):
     """A diagnostic code: its id, default severity and a one-line summary; ``retired``
     (empty for a live code) says why no stage reports it any more."""
 

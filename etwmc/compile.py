@@ -12,7 +12,6 @@ identifier), ``BTEMP.BIN``, ``B_MSG0000n.bin`` (one per culture) and ``B.rc``; w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, finalize, has_errors
@@ -27,14 +26,14 @@ from .outputs import (
     names_problem,
     plan,
 )
+from .record import Record
 from .selection import Selection, apply
 from .validate import check_bytes, check_file
 
 DEFAULT_OPTIONS = CompileOptions()
 
 
-@dataclass(frozen=True, slots=True)
-class CompileResult:
+class CompileResult(Record):
     """Planned outputs by place (:data:`etwmc.outputs.Place`; empty when there are
     errors), the diagnostics, and the validated model (None when it has errors)."""
 

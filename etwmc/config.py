@@ -29,18 +29,17 @@ import difflib
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Final
 
 from .options import KEYS as COMPILE_KEYS
 from .options import CompileOptions, OptionsError, options_from_table
+from .record import Record, field
 from .selection import Selection, SelectorError, check_selectors
 
 
-@dataclass(frozen=True, slots=True)
-class KeyHelp:
+class KeyHelp(Record):
     """What the configuration reference says of a key."""
 
     type: str
@@ -155,8 +154,7 @@ class ConfigFileError(ValueError):
     """The configuration cannot be read or has a wrong key or value; says where."""
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(Record):
     """One project's settings, as read from one file (``path``; None when there is none)."""
 
     path: Path | None = None

@@ -14,13 +14,13 @@ Python module and the C header alike).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from .codes import E_TRAITS
 from .diagnostics import Diagnostic, diag
 from .eventdescriptor import EventDescriptor
 from .model import Channel, Event, Keyword, Level, Opcode, Provider, Task
+from .record import Record
 from .traits import build_traits
 
 START_OPCODE = 1
@@ -109,8 +109,7 @@ def checked_traits(provider: Provider, diags: list[Diagnostic]) -> bytes:
 _Item = TypeVar("_Item", Channel, Level, Task, Opcode, Keyword)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ProviderItems:
+class ProviderItems(Record, kw_only=True):
     """What a provider's metadata lists, before any sorting (:func:`provider_items`)."""
 
     channels: tuple[Channel, ...]

@@ -35,7 +35,6 @@ of a CRIM 3.1 blob.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
@@ -79,14 +78,14 @@ from .codes import (
 from .diagnostics import Diagnostic, Severity, Span, diag, finalize
 from .inputs import kind_of, load_blob, load_dll
 from .model import Event, Extent, Field, Manifest, Map, Provider, Struct, Template
+from .record import Record
 from .validate import check_file
 from .winmeta import IN_TYPES_BY_CODE, OUT_TYPES
 
 _NEW_VERSION_HINT = "leave the old definition alone and add the change as a new event version"
 
 
-@dataclass(frozen=True, slots=True)
-class Side:
+class Side(Record):
     """One side of the comparison and what it can be trusted to hold."""
 
     manifest: Manifest

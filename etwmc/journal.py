@@ -43,8 +43,9 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from .record import Record
 
 JOURNAL_PREFIX = ".etwmc-journal-"
 LOCK_NAME = ".etwmc-lock"
@@ -145,8 +146,7 @@ def listdir(folder: Path) -> list[str]:
 # --------------------------------------------------------------------------- journals
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Record):
     """A file of the journal's folder."""
 
     name: str
@@ -154,8 +154,7 @@ class Entry:
     new: str
 
 
-@dataclass(frozen=True, slots=True)
-class Peer:
+class Peer(Record):
     """A file of the same write in another folder (read, never changed, on recovery)."""
 
     folder: str  # absolute

@@ -11,17 +11,16 @@ reporting) is :mod:`etwmc.commands.lint`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, finalize
 from .model import Manifest
 from .outputs import lint_checks
+from .record import Record
 from .validate import check_bytes, check_file
 
 
-@dataclass(frozen=True, slots=True)
-class Linted:
+class Linted(Record):
     """One manifest's diagnostics, its source lines (for suppression comments), and its
     model whenever the document could be read (for an editor's requests: complete only
     when no diagnostic is an error)."""

@@ -1,4 +1,4 @@
-"""The manifest model: frozen, slotted dataclasses built once by :mod:`etwmc.lower`.
+"""The manifest model: frozen records (:mod:`etwmc.record`) built once by :mod:`etwmc.lower`.
 
 Every node carries the :class:`~etwmc.diagnostics.Span` of the element it came from.
 Names of levels, tasks, opcodes, keywords and filters are kept exactly as written
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from .diagnostics import NOWHERE, Span
+from .record import Record, field
 from .winmeta import InType, OutType
 
 QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
@@ -28,8 +28,7 @@ QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
 Extent: TypeAlias = int | str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Level:
+class Level(Record, kw_only=True):
     """A ``<level>`` (or a ``win:`` level): a severity, 0 to 255, lower is more severe."""
 
     name: str
@@ -41,8 +40,7 @@ class Level:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Opcode:
+class Opcode(Record, kw_only=True):
     """An ``<opcode>``, provider-level or declared inside a task (``task`` names it)."""
 
     name: str
@@ -57,8 +55,7 @@ class Opcode:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Task:
+class Task(Record, kw_only=True):
     """A ``<task>`` with the opcodes declared inside it."""
 
     name: str
@@ -72,8 +69,7 @@ class Task:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Keyword:
+class Keyword(Record, kw_only=True):
     """A ``<keyword>``: a name for one bit of the 64-bit keyword mask."""
 
     name: str
@@ -88,8 +84,7 @@ class Keyword:
 ChannelType: TypeAlias = Literal["Admin", "Operational", "Analytic", "Debug"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Channel:
+class Channel(Record, kw_only=True):
     """A channel in a provider's ``<channels>`` list, or a ``win:`` channel used directly.
 
     ``index`` is the position in the provider's list (it decides the channel keyword
@@ -122,8 +117,7 @@ class Channel:
         return 1 << (63 - self.index)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MapItem:
+class MapItem(Record, kw_only=True):
     """One ``<map>`` entry of a value map or bit map: a value and its message."""
 
     value: int
@@ -132,8 +126,7 @@ class MapItem:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Map:
+class Map(Record, kw_only=True):
     """A ``<valueMap>`` or ``<bitMap>``, which names an integer field's values."""
 
     kind: Literal["value", "bit"]
@@ -143,8 +136,7 @@ class Map:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PatternMapItem:
+class PatternMapItem(Record, kw_only=True):
     """One ``<map>`` entry of a pattern map: a name and the value put in its place."""
 
     name: str
@@ -152,8 +144,7 @@ class PatternMapItem:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PatternMap:
+class PatternMap(Record, kw_only=True):
     """A ``<patternMap>``: a format string and the values of its ``%`` names."""
 
     name: str
@@ -163,8 +154,7 @@ class PatternMap:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Field:
+class Field(Record, kw_only=True):
     """A ``<data>`` item.  ``in_type``/``out_type`` are None only for unknown types
     (reported by the validator); ``out_type`` None with ``out_type_text`` None means
     the outType was left out and the inType's default applies."""
@@ -180,8 +170,7 @@ class Field:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Struct:
+class Struct(Record, kw_only=True):
     """A ``<struct>`` item of a template: named fields repeated together."""
 
     name: str
@@ -191,8 +180,7 @@ class Struct:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class XmlNode:
+class XmlNode(Record, kw_only=True):
     """An element of a template's ``<UserData>`` fragment, namespaces resolved."""
 
     tag: QName
@@ -208,8 +196,7 @@ class XmlNode:
 BINARY_LENGTH_FIELD = "__binLength"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Template:
+class Template(Record, kw_only=True):
     """A ``<template>``.  ``binary`` is the name of its ``<binary name=...>`` item, which
     mc turns into the last two items: ``__binLength`` (win:UInt32), then a win:Binary
     field of that name whose length is ``__binLength``; the event XML shows them as one
@@ -232,8 +219,7 @@ class Template:
         return sum(1 + (len(i.fields) if isinstance(i, Struct) else 0) for i in self.items)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event:
+class Event(Record, kw_only=True):
     """An ``<event>``, with its level, task, opcode, keywords, channel and template
     resolved (``None`` when left out or unresolved)."""
 
@@ -264,8 +250,7 @@ class Event:
         return m
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Filter:
+class Filter(Record, kw_only=True):
     """A ``<filter>``: data a session may pass to the provider when it enables it."""
 
     name: str
@@ -278,16 +263,14 @@ class Filter:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Traits:
+class Traits(Record, kw_only=True):
     """A provider's ``<traits>``: its provider group and whether its name is included."""
 
     group_guid: uuid.UUID | None = None
     include_name: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Provider:
+class Provider(Record, kw_only=True):
     """A ``<provider>`` and everything it declares, in manifest order."""
 
     name: str
@@ -315,7 +298,7 @@ class Provider:
     span: Span = NOWHERE
     # Every field with a map= looks its map up by name: a scan of the maps each time
     # made that quadratic (a provider of 50,000 events has thousands of maps).
-    _maps_by_name: Mapping[str, Map] = field(init=False, repr=False, compare=False)
+    _maps_by_name: Mapping[str, Map] = field(init=False)
 
     def __post_init__(self) -> None:
         by_name: dict[str, Map] = {}
@@ -332,8 +315,7 @@ class Provider:
         return self.opcodes + tuple(o for t in self.tasks for o in t.opcodes)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(Record, kw_only=True):
     """An entry of ``<messageTable>``: a string with a fixed message id."""
 
     value: int
@@ -343,29 +325,32 @@ class Message:
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class String:
+class String(Record, kw_only=True):
     """A ``<string>`` of a culture's string table."""
 
     id: str
     value: str
     span: Span = NOWHERE
 
+    def __init__(self, *, id: str, value: str, span: Span = NOWHERE) -> None:
+        # Written out (etwmc.record): one per string of every culture read.
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "span", span)
+
 
 _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Resources:
+class Resources(Record, kw_only=True):
     """One culture's ``<resources>``: its string table by id."""
 
     culture: str
-    strings: MappingProxyType[str, String] = field(default_factory=lambda: _NO_STRINGS)
+    strings: MappingProxyType[str, String] = _NO_STRINGS
     span: Span = NOWHERE
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Manifest:
+class Manifest(Record, kw_only=True):
     """The instrumentation manifest: its providers, message table entries and cultures."""
 
     path: str

@@ -18,10 +18,13 @@ manifest and the message table of its pwrshmsg.dll) and only formatting expands 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
 
-_TOKEN = re.compile(r"%(?:([1-9][0-9]?)(!)?|(.)|$)", re.S)
+from .record import Record
+
+# One match per insert, with its ``!format!`` (up to the next '!', else to the end), or
+# per escape; a '%' ending the text is dropped.
+_TOKEN = re.compile(r"%(?:([1-9][0-9]?)(?:!([^!]*)(!)?)?|(.)|$)", re.S)
 _ESCAPES = {"n": "\r\n", "r": "\r", "t": "\t", "b": " "}
 _LONE_LF = re.compile(r"(?<!\r)\n")
 _STORED_BREAK = re.compile(r"(?<!\r)\r\n")
@@ -46,17 +49,21 @@ def exact_source(stored: str) -> bool:
     return _LONE_LF.search(stored) is None
 
 
-@dataclass(frozen=True, slots=True)
-class Insert:
+class Insert(Record):
     """``%n`` or ``%n!fmt!`` in a message: insert ``number``, with its printf format."""
 
     number: int
     format: str | None  # the text between the '!'s, None when absent
     closed: bool = True  # False for %n!fmt without its closing '!'
 
+    def __init__(self, number: int, format: str | None, closed: bool = True) -> None:
+        # Written out (etwmc.record): one per insert of every message read.
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "format", format)
+        object.__setattr__(self, "closed", closed)
 
-@dataclass(frozen=True, slots=True)
-class Stop:
+
+class Stop(Record):
     """``%0``: the message ends here."""
 
 
@@ -68,29 +75,40 @@ def tokens(text: str) -> Iterator[Token]:
     the message stops at the first :class:`Stop`)."""
     pos = 0
     for m in _TOKEN.finditer(text):
-        if m.start() < pos:  # inside a format consumed below
-            continue
         if m.start() > pos:
             yield text[pos : m.start()]
         pos = m.end()
-        number, bang, ch = m.group(1), m.group(2), m.group(3)
+        number, fmt, close, ch = m.groups()
         if number is not None:
-            if bang is None:
-                yield Insert(int(number), None)
-                continue
-            end = text.find("!", pos)
-            if end < 0:
-                yield Insert(int(number), text[pos:], closed=False)
-                pos = len(text)
-            else:
-                yield Insert(int(number), text[pos:end])
-                pos = end + 1
+            yield Insert(int(number), fmt, fmt is None or close is not None)
         elif ch == "0":
             yield Stop()  # what follows is never shown, but is still checked
         elif ch is not None:
             yield _ESCAPES.get(ch, ch)
     if pos < len(text):
         yield text[pos:]
+
+
+def shown(text: str, insert: Callable[[int], str]) -> str:
+    """The message as a reader shows it: :func:`tokens` up to the first stop, escapes
+    read, each insert replaced by ``insert(number)`` (the generated modules' docstrings
+    read every event's message this way, without making the tokens)."""
+    if "%" not in text:
+        return text
+    out: list[str] = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        out.append(text[pos : m.start()])
+        pos = m.end()
+        number, _, _, ch = m.groups()
+        if number is not None:
+            out.append(insert(int(number)))
+        elif ch == "0":
+            return "".join(out)
+        elif ch is not None:
+            out.append(_ESCAPES.get(ch, ch))
+    out.append(text[pos:])
+    return "".join(out)
 
 
 def inserts(text: str) -> list[Insert]:
@@ -105,22 +123,8 @@ def insert_fields(text: str) -> list[tuple[int, str | None, bool]]:
     found: list[tuple[int, str | None, bool]] = []
     if "%" not in text:
         return found
-    pos = 0
     for m in _TOKEN.finditer(text):
-        if m.start() < pos:  # inside a format consumed below
-            continue
-        pos = m.end()
-        number = m.group(1)
-        if number is None:
-            continue
-        if m.group(2) is None:
-            found.append((int(number), None, True))
-            continue
-        end = text.find("!", pos)
-        if end < 0:
-            found.append((int(number), text[pos:], False))
-            pos = len(text)
-        else:
-            found.append((int(number), text[pos:end], True))
-            pos = end + 1
+        number, fmt, close, _ = m.groups()
+        if number is not None:
+            found.append((int(number), fmt, fmt is None or close is not None))
     return found

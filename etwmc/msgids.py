@@ -69,7 +69,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -89,6 +88,7 @@ from .model import (
     Resources,
     Task,
 )
+from .record import Record
 
 NO_MESSAGE: Final = 0xFFFFFFFF  # what the metadata stores for an item without a message
 
@@ -105,8 +105,7 @@ def keyword_value(mask: int) -> int:
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MessageIds:
+class MessageIds(Record, kw_only=True):
     """Message ids of one manifest.
 
     ``strings`` maps a string-table id to its message id; ``winmeta`` maps the message
@@ -118,10 +117,10 @@ class MessageIds:
     its mappings are read-only, and ``diagnostics`` must not be changed in place.
     """
 
-    strings: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    winmeta: Mapping[int, str] = field(default_factory=lambda: _EMPTY)
-    winmeta_channels: Mapping[str, int] = field(default_factory=lambda: _EMPTY)
-    builtins: Mapping[tuple[str, str], int] = field(default_factory=lambda: _EMPTY)
+    strings: Mapping[str, int] = _EMPTY
+    winmeta: Mapping[int, str] = _EMPTY
+    winmeta_channels: Mapping[str, int] = _EMPTY
+    builtins: Mapping[tuple[str, str], int] = _EMPTY
     diagnostics: Sequence[Diagnostic] = ()
 
     def _of(self, string_id: str | None) -> int:

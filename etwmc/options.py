@@ -15,8 +15,9 @@ from them and its flags win (:meth:`CompileOptions.with_flags`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from typing import Final, Literal, TypeAlias
+
+from .record import Record, fields
 
 WevtVersion: TypeAlias = Literal[3, 5]
 HeaderMode: TypeAlias = Literal["um", "km", "definitions"]
@@ -63,8 +64,7 @@ def _c_identifier(text: str) -> bool:
     return bool(text) and text.isascii() and text.isidentifier()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CompileOptions:
+class CompileOptions(Record, kw_only=True):
     """``wevt_version`` None means the default (:attr:`version`).  ``c_header`` adds
     mc's C/C++ header (``"um"``: ``mc -um``, ``"km"``: ``-km``, ``"definitions"``: mc
     with neither, a header of definitions only); ``header_extension``,
@@ -95,11 +95,12 @@ class CompileOptions:
     max_message_length: int | None = None
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "bool" and not isinstance(value, bool):
+        declared = CompileOptions.__annotations__
+        for name in fields(self):
+            value = getattr(self, name)
+            if declared[name] == "bool" and not isinstance(value, bool):
                 reason = f"must be true or false, not {value!r}"
-                raise OptionsError(f"'{f.name}' {reason}", f.name, reason)
+                raise OptionsError(f"'{name}' {reason}", name, reason)
         if self.wevt_version is not None:
             check_wevt_version(self.wevt_version)
         if self.legacy_template_ids and self.wevt_version == DEFAULT_WEVT_VERSION:

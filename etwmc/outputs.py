@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Literal, TypeAlias, TypeVar
 
@@ -41,6 +40,7 @@ from .msgids import MessageIds, message_ids, with_customer_bit
 from .options import CompileOptions
 from .python import check as python_check
 from .python import module_name
+from .record import Record, replace
 from .wevt import binary_outputs, output_diagnostics
 from .wevt.rc import encode_text, template_file
 from .writer import file_name_problem
@@ -53,16 +53,14 @@ Place: TypeAlias = Literal["module", "header", "resources", "baseline", "debug"]
 B = TypeVar("B")  # what a kind renders from: one input's model, options and names
 
 
-@dataclass(frozen=True, slots=True)
-class Rendered:
+class Rendered(Record):
     """A kind's files (name -> bytes; empty when it has errors) and its diagnostics."""
 
     files: dict[str, bytes]
     diagnostics: list[Diagnostic]
 
 
-@dataclass(frozen=True, slots=True)
-class OutputKind(Generic[B]):
+class OutputKind(Record, Generic[B]):
     """One kind of output (the module docstring)."""
 
     name: str
@@ -446,8 +444,7 @@ MESSAGE_TEXT_OUTPUTS: tuple[OutputKind[TextBuild], ...] = (MC_HEADER, MC_RESOURC
 # --------------------------------------------------------------------------- making
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(Record):
     """Files by place (place -> name -> bytes) and every diagnostic found."""
 
     files: dict[Place, dict[str, bytes]]

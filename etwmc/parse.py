@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import re
 import stat
 from pathlib import Path
 
@@ -236,13 +235,12 @@ def split_lines(text: str) -> list[str]:
     ``str.splitlines`` also breaks at U+2028, U+0085 and other characters a manifest may
     hold in its text, which would shift every later line against libxml2's numbering
     (and against an editor's, which counts as XML does)."""
-    lines = _LINE_BREAK.split(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")  # a tenth of the time a regular expression takes
     if lines[-1] == "":
         lines.pop()  # a final line break ends the last line; it starts no new one
     return lines
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 def _decode_lines(data: bytes, declared: str | None) -> list[str]:

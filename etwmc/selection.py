@@ -31,11 +31,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from .codes import N_UNUSED_SUPPRESSION, W_SUPPRESSED_ERROR
 from .diagnostics import Diagnostic, Severity, Span, diag
+from .record import Record, field, replace
 
 # Compiled on first use (re caches them): most runs name no selector and have no
 # suppression comment, and compiling both costs a millisecond at every start.
@@ -57,8 +57,7 @@ def check_selectors(selectors: Iterable[str], where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Selection:
+class Selection(Record, kw_only=True):
     """Which codes a report keeps (see the module docstring): the selectors to keep and
     to drop, and per-file ignores by gitignore-style pattern, relative to ``root``."""
 
@@ -100,8 +99,7 @@ class Selection:
         return tuple(out)
 
 
-@dataclass(frozen=True, slots=True)
-class _Suppression:
+class _Suppression(Record):
     """An ``etwmc: ignore`` comment of a manifest: the line it covers, where it is, its codes."""
 
     line: int  # the line it covers (0: the whole file)

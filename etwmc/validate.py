@@ -12,19 +12,18 @@ Stages, in order (each adds diagnostics; a stage that cannot run stops the chain
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity, Span, finalize
 from .lower import lower_document
 from .model import Manifest
 from .parse import Document, parse_bytes, parse_file
+from .record import Record
 from .rules import run_rules
 from .schema import schema_diagnostics
 
 
-@dataclass(frozen=True, slots=True)
-class Checked:
+class Checked(Record):
     """The result of checking one manifest.  ``manifest`` is set whenever the document
     could be parsed; only use it for outputs when :attr:`ok`."""
 

@@ -8,10 +8,11 @@ their allowed pairings and defaults.  Everything else imports from here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import IntEnum
 from types import MappingProxyType
 from typing import Final
+
+from .record import Record
 
 EVENTS_NS: Final = "http://schemas.microsoft.com/win/2004/08/events"
 WIN_NS: Final = "http://manifests.microsoft.com/win/2004/08/windows/events"
@@ -30,8 +31,7 @@ MAX_TEMPLATE_PROPERTIES: Final = 99
 MAX_AUTO_ID_PROVIDERS: Final = 16
 
 
-@dataclass(frozen=True, slots=True)
-class WinItem:
+class WinItem(Record):
     """A predefined level, opcode, task or keyword.  ``value`` is the mask for keywords."""
 
     local: str  # name without prefix, e.g. "Informational"
@@ -109,8 +109,7 @@ def predefined(kind: str, name: str) -> WinItem | None:
     return PREDEFINED[kind].get(name[4:]) if name.startswith("win:") else None
 
 
-@dataclass(frozen=True, slots=True)
-class WinChannel:
+class WinChannel(Record):
     """A predefined channel (``win:`` prefix): Application, System, Security, ..."""
 
     name: str
@@ -184,16 +183,14 @@ class InTypeCode(IntEnum):
 _I = InTypeCode
 
 
-@dataclass(frozen=True, slots=True)
-class OutType:
+class OutType(Record):
     """An outType: how a field's value is shown."""
 
     code: int
     qname: str  # "xs:string", "win:HexInt32", ...
 
 
-@dataclass(frozen=True, slots=True)
-class InType:
+class InType(Record):
     """An inType: how a field's value is stored in the payload."""
 
     code: InTypeCode

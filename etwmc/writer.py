@@ -49,7 +49,6 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal, TextIO
 
@@ -71,6 +70,7 @@ from .journal import (
     wait_for_writer,
 )
 from .journal import new_token as _token
+from .record import Record
 
 STDOUT = "standard output"
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -135,8 +135,7 @@ def file_name_problem(name: str) -> str | None:
 Kind = Literal["file", "stream", "socket"]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Record):
     """Where the bytes for a path go: ``real`` is absolute with symbolic links followed
     for a file, the path as given for a stream (what opening it follows)."""
 

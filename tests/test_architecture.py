@@ -61,6 +61,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # provider-traits blob, the event descriptor, the SHA-1 and SHA-256 digests outputs
     # depend on.
     ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
+    ("etwmc.record",),  # standard library only: the one way records are declared
     ("etwmc",),
 )
 LAYERS = tuple(part for floor in FLOORS for part in floor)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from conftest import slow
 from etwmc.python import literals
-from etwmc.python.literals import pybytes, pystr
+from etwmc.python.literals import escaped, escaped_lines, pybytes, pystr
 
 
 @settings(max_examples=300, deadline=None)
@@ -169,3 +169,13 @@ def test_modules_with_long_names_are_what_black_prints(
 ) -> None:
     text, _ = generate(_long_names_manifest(sizes, utf8), tmp_path, filename=f"{'m' * source}.man")
     assert black_check(text) == text
+
+
+def test_escaped_lines_checks_all_texts_at_once_and_escapes_each_when_needed() -> None:
+    plain = ["Write the event.", "", "    Level: win:Informational (4)."]
+    assert escaped_lines(plain, '"') == plain
+    # A line break inside one text is not a separator: every text gets its escape.
+    mixed = ["a", 'say "hi"\nnow', "c\\d", "é"]
+    assert escaped_lines(mixed, '"') == [escaped(t, '"') for t in mixed]
+    assert escaped_lines(mixed, '"')[1] == 'say \\"hi\\"\\nnow'
+    assert escaped_lines(["a\nb"], '"') == ["a\\nb"] and escaped_lines([], '"') == []

@@ -22,7 +22,7 @@ from etl_helpers import Raw, read_raw, trace, utf16_strings
 
 from conftest import slow
 from etwmc.cli import main
-from etwmc.decode.etl import open_trace
+from etwmc.decode.etl import PassRecord, open_trace, pass_kind
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.trace import TraceDecoder
 
@@ -86,6 +86,28 @@ def test_records_match_the_container_library(name: str) -> None:
             assert bool(a.schema) == (11 in b.ext_types)
         else:
             assert a.data == b.user_data
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_walk_passes_kernel_and_mof_records_without_their_payload(name: str) -> None:
+    """walk() yields what iteration yields, but a PassRecord for each kernel and classic
+    MOF record: the same provider, descriptor, time and ids, through its kind."""
+    f, reader = open_trace(trace(name))
+    with f:
+        whole = list(reader)
+        walked = list(reader.walk())
+    assert len(walked) == len(whole)
+    passed = 0
+    for w, r in zip(walked, whole, strict=True):
+        if isinstance(w, PassRecord):
+            passed += 1
+            assert r.classic and not r.activity and not r.related and not r.schema
+            assert pass_kind(w.kind) == (r.provider, r.descriptor)
+            assert (w.time, w.pid, w.tid) == (r.time, r.pid, r.tid)
+        else:
+            assert w == r
+    # WPP messages are Records still (the traces here hold none)
+    assert passed == sum(r.classic for r in whole)
 
 
 @slow

@@ -7,6 +7,7 @@ a trace."""
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import struct
 import uuid
@@ -16,16 +17,20 @@ from unittest import mock
 
 import pytest
 from etl_helpers import trace
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
 import etwmc.decode.jsonline as jsonline_module
 import etwmc.decode.trace as trace_module
 from conftest import LARGE_TRACE, SHARED, sized_cases, slow
-from etwmc.decode.etl import Record, open_trace
-from etwmc.decode.jsonline import HEAD, TAIL
+from etwmc.decode.etl import PassRecord, Record, open_trace
+from etwmc.decode.event import EventHead
+from etwmc.decode.jsonline import HEAD, TAIL, JsonLines, Stamps
 from etwmc.decode.metadata import load_manifest
 from etwmc.decode.output import summary_json
 from etwmc.decode.trace import TraceDecoder
+from etwmc.eventdescriptor import EventDescriptor
 from etwmc.model import Manifest
 
 MANIFESTS = (
@@ -62,20 +67,31 @@ def nothing_kept() -> Iterator[None]:
 
 
 def both(
-    records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any
+    records: Sequence[Record],
+    manifests: Sequence[Manifest] = (),
+    walked: Sequence[Record | PassRecord] | None = None,
+    **kw: Any,
 ) -> tuple[list[str], list[str], TraceDecoder, TraceDecoder]:
     """The lines of json_lines with what is kept and with nothing kept, and the two
-    decoders."""
+    decoders.  The first reads ``walked`` when given (the same records as the reader's
+    walk() yields them: kernel and MOF records as PassRecord), so that its fast paths (the
+    pass-through lines, decoded events written without an Event) are held to the
+    general one: with no route kept, every record takes it."""
     a = TraceDecoder(manifests, **kw)
-    kept = list(a.json_lines(records))
+    kept = list(a.json_lines(records if walked is None else walked))
     with nothing_kept():
         b = TraceDecoder(manifests, **kw)
         plain = list(b.json_lines(records))
     return kept, plain, a, b
 
 
-def assert_same(records: Sequence[Record], manifests: Sequence[Manifest] = (), **kw: Any) -> None:
-    fast, plain, a, b = both(records, manifests, **kw)
+def assert_same(
+    records: Sequence[Record],
+    manifests: Sequence[Manifest] = (),
+    walked: Sequence[Record | PassRecord] | None = None,
+    **kw: Any,
+) -> None:
+    fast, plain, a, b = both(records, manifests, walked, **kw)
     assert len(fast) == len(plain)
     for x, y in zip(fast, plain, strict=True):
         assert x == y
@@ -94,9 +110,10 @@ def test_real_traces_with_and_without_manifests(name: str) -> None:
     f, reader = open_trace(trace(name))
     with f:
         records = list(reader)
+        walked = list(reader.walk())
     models = [load_manifest(str(trace(m)))[0] for m in MANIFESTS]
-    assert_same(records)
-    assert_same(records, [m for m in models if m is not None])
+    assert_same(records, walked=walked)
+    assert_same(records, [m for m in models if m is not None], walked=walked)
 
 
 @slow
@@ -104,10 +121,11 @@ def test_real_trace_filtered_by_provider() -> None:
     f, reader = open_trace(trace("perfview_net.4.5.2.x86.etl"))
     with f:
         records = list(reader)
+        walked = list(reader.walk())
     kernel_image = "2cb15d1d-5fc1-11d2-abe1-00a0c911f518"
     wanted = ["PerfView", kernel_image, "System.Threading.Tasks.TplEventSource"]
-    fast, _, a, _ = both(records, providers=wanted)
-    assert_same(records, providers=wanted)
+    fast, _, a, _ = both(records, walked=walked, providers=wanted)
+    assert_same(records, walked=walked, providers=wanted)
     kinds = {json.loads(line)["kind"] for line in fast}
     assert kinds == {"classic", "eventsource"}
 
@@ -202,7 +220,6 @@ def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(counts_module, "MAX_PROVIDERS", 2)
     monkeypatch.setattr(counts_module, "MAX_REASONS", 1)
-    monkeypatch.setattr(trace_module, "MAX_REASONS", 1)  # its fast path's own copy
     other = bytes(range(16))
     records = [
         record(5, 0, b""),  # no metadata: its provider's first reason
@@ -217,3 +234,28 @@ def test_counts_past_their_bounds_agree(monkeypatch: pytest.MonkeyPatch) -> None
     a = TraceDecoder()
     list(a.json_lines(records))
     assert a.counts[str(GUID)].reasons["other reasons"] == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(0, 3 * 10_000_000),  # second 0 (fewer than 8 digits) and the next
+            st.integers(0, 2_650_467_743_999_999_999),  # up to the last second of 9999
+        ),
+        max_size=20,
+    )
+)
+def test_timestamps_as_datetime_writes_them(times: list[int]) -> None:
+    """Each timestamp, whatever came before it (the second kept, or not), is what
+    datetime writes for it, with the 7 digits of its 100 ns fraction."""
+    stamps = Stamps()
+    lines = JsonLines(stamps)
+    head = EventHead(None, None, None, EventDescriptor(1), "classic")
+    bare = lines.bare_line(head)
+    for t in sorted(times) + times:
+        seconds, frac = divmod(t, 10_000_000)
+        when = dt.datetime(1601, 1, 1) + dt.timedelta(seconds=seconds)
+        want = f'"{when:%Y-%m-%dT%H:%M:%S}.{frac:07d}Z"'
+        assert stamps.json(t) == want
+        assert json.loads(bare(t, 1, 2))["timestamp"] == want[1:-1]

@@ -1,4 +1,4 @@
-"""Record types (frozen, slotted dataclasses): what callers rely on.
+"""Record types (etwmc.record.Record: frozen, slotted values): what callers rely on.
 
 The model is built once and shared by every rule and generator, so its nodes must
 refuse assignment; diagnostics are de-duplicated and sorted by value; ``replace()``
@@ -7,13 +7,13 @@ makes the changed copies selections and options are built from.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 
 from etwmc.diagnostics import Diagnostic, Severity, Span
 from etwmc.options import CompileOptions, OptionsError
+from etwmc.record import FrozenRecordError, fields, replace
 from etwmc.selection import Selection
 from etwmc.validate import check_file
 
@@ -29,11 +29,11 @@ def _model_nodes() -> list[object]:
 
 def test_model_nodes_refuse_assignment_and_have_no_instance_dict() -> None:
     for node in _model_nodes():
-        name = dataclasses.fields(node)[0].name  # type: ignore[arg-type]
+        name = fields(node)[0]  # type: ignore[arg-type]
         before = getattr(node, name)
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(FrozenRecordError):
             setattr(node, name, None)
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(FrozenRecordError):
             delattr(node, name)
         assert getattr(node, name) is before
         assert not hasattr(node, "__dict__"), type(node).__name__
@@ -84,7 +84,7 @@ def test_selection_extended_is_a_copy_with_the_other_fields_kept() -> None:
 def test_options_are_checked_on_construction_and_on_replace() -> None:
     opts = CompileOptions(wevt_version=3, legacy_template_ids=True)
     with pytest.raises(OptionsError, match="version 3"):
-        dataclasses.replace(opts, wevt_version=5)
+        replace(opts, wevt_version=5)
     with pytest.raises(OptionsError, match="nothing to write"):
         CompileOptions(python=False, binary=False)
     with pytest.raises(TypeError):

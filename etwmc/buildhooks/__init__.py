@@ -34,13 +34,13 @@ import marshal
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .. import __version__, config
 from ..config import ConfigFileError, find_config, find_manifests, source_package_dir
 from ..diagnostics import Diagnostic, finalize, has_errors, render_text, summary_line
 from ..options import CompileOptions
+from ..record import Record, field
 from ..selection import Selection, SelectorError
 from ..writer import WriteError, write_sets
 
@@ -66,8 +66,7 @@ class BuildFailed(RuntimeError):
         super().__init__("etwmc: the manifests have errors\n" + self.report)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Options:
+class Options(Record, kw_only=True):
     """Where the manifests are and where their outputs go, and what a compile makes
     (:class:`etwmc.options.CompileOptions`, the type the command line uses too)."""
 
@@ -131,8 +130,7 @@ def options_from_config(project: config.Config) -> Options:
     return Options(manifests=project.manifests, package=project.package, compile=project.options())
 
 
-@dataclass(frozen=True, slots=True)
-class Generated:
+class Generated(Record):
     """Files written: wheel path (``acme/_etw/x.py``) -> the file on disk; and the
     bytecode files written for modules generated in place."""
 
@@ -141,8 +139,7 @@ class Generated:
     bytecode: list[Path] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(Record):
     """What a build writes into ``target`` (file name -> bytes), planned in memory, and
     the diagnostics of its manifests (no errors: :func:`plan` raises then)."""
 

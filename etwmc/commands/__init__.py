@@ -15,11 +15,11 @@ the usage error is :class:`etwmc.inputs.UsageError` and a failed write
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Final
 
 from ..codes import E_BASE, E_NO_INPUT, E_READ, E_WALK
 from ..diagnostics import Diagnostic, has_errors
+from ..record import Record
 
 EXIT_OK: Final = 0  # no errors (warnings allowed unless --werror)
 EXIT_ERRORS: Final = 1  # errors in an input, stale outputs, breaking changes, a failed write
@@ -40,8 +40,7 @@ def exit_status(diags: Iterable[Diagnostic]) -> int:
     return EXIT_ERRORS if has_errors(found) else EXIT_OK
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class Command(Record):
     name: str
     summary: str
     raw: bool = False  # the module parses its own arguments (mc's command line)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from ..compile import compile_manifest
@@ -31,6 +30,7 @@ from ..config import Config, show
 from ..diagnostics import FORMATS, Diagnostic, Severity, finalize, visible
 from ..inputs import UsageError
 from ..options import CompileOptions, OptionsError, as_table, options_from_table
+from ..record import replace
 from ..selection import Selection, SelectorError
 from ..writer import WriteError, write_set
 from . import EXIT_ERRORS, EXIT_OK, exit_status

@@ -23,13 +23,13 @@ from ..codes import (
     W_EVENT_OVERSIZED,
     W_PROVIDER_UNMATCHED,
 )
-from ..decode.etl import Record, TraceError
+from ..decode.etl import PassRecord, Record, TraceError
 from ..decode.metadata import load_dll, load_manifest, load_wevt
 from ..decode.output import (
     OutputBudget,
     output_limit,
     printable,
-    render,
+    render_records,
     summary_json,
     summary_text,
 )
@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace) -> int:
     decoder = TraceDecoder(manifests, providers=args.provider, label=args.input)
     records = _Records(reader)
     bar = _Progress(reader) if sys.stderr.isatty() else None
-    pieces = render(decoder.events(records.each(bar)), args.format)
+    pieces = render_records(decoder, records.each(bar), args.format)
     budget = OutputBudget(output_limit(reader.size))
     pieces = budget.take(pieces)
     with f:
@@ -245,12 +245,12 @@ class _Records:
         self.reader = reader
         self.error: TraceError | None = None
 
-    def each(self, bar: _Progress | None) -> Iterator[Record]:
+    def each(self, bar: _Progress | None) -> Iterator[Record | PassRecord]:
         try:
             if bar is None:
-                yield from self.reader
+                yield from self.reader.walk()
             else:
-                for n, rec in enumerate(self.reader):
+                for n, rec in enumerate(self.reader.walk()):
                     if not n & 1023:
                         bar.show(n)
                     yield rec

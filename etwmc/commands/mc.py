@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from .. import mctext
@@ -48,6 +48,7 @@ from ..outputs import (
     name_check,
 )
 from ..outputs import plan as plan_outputs
+from ..record import Record, field, replace
 from ..writer import WriteError, file_name_problem, write_sets
 from . import EXIT_ERRORS, EXIT_OK, EXIT_USAGE, exit_status
 from ._output import waiting
@@ -109,8 +110,7 @@ _MC_ONLY = ("a", "u", "d", "n", "o")
 _MANIFEST_ONLY = ("um", "km", "p", "P", "s", "t", "w", "W")
 
 
-@dataclass(frozen=True, slots=True)
-class McOptions:
+class McOptions(Record):
     manifest: str = ""
     mc_file: str = ""
     kernel: bool = False
@@ -294,7 +294,7 @@ def _apply_value(opts: McOptions, name: str, value: str) -> McOptions:
         return replace(opts, base=value)
     folders = {"h": "header_dir", "r": "rc_dir", "x": "dbg_dir", "s": "baseline_dir",
                "t": "check_dir", "W": "winmeta", "w": "schema"}  # fmt: skip
-    return replace(opts, **{folders[name]: value})  # type: ignore[arg-type]
+    return replace(opts, **{folders[name]: value})
 
 
 def _checked(flag: str, **option: object) -> None:

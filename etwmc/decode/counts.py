@@ -26,6 +26,18 @@ class ProviderCount:
     reasons: Counter[str] = field(default_factory=Counter)
     trailing: int = 0  # decoded events with bytes after the fields their metadata describes
     oversized: int = 0  # events whose fields took more than MAX_EVENT_JSON
+    # records that passed through, not yet in ``events``, ``kinds`` and ``reasons``
+    # (see pass_through); ``settle`` adds them, under the reason chosen for the first
+    passed: int = 0
+    pass_reason: str | None = None
+
+    def settle(self) -> None:
+        """Add the records that passed through to the other counts."""
+        if self.passed:
+            self.events += self.passed
+            self.kinds["classic"] += self.passed
+            self.reasons[self.pass_reason or CLASSIC_REASON] += self.passed
+            self.passed = 0
 
 
 def provider_count(counts: dict[str, ProviderCount], key: str) -> ProviderCount:
@@ -38,6 +50,17 @@ def provider_count(counts: dict[str, ProviderCount], key: str) -> ProviderCount:
         if c is None:
             c = counts[key] = ProviderCount()
     return c
+
+
+def pass_through(c: ProviderCount) -> None:
+    """Get ``c`` ready to count records that pass through (classic records: no format
+    to decode them with) by adding one to ``c.passed`` each, the cheapest count there
+    is for most of a trace's records.  Their reason is chosen now, before the first of
+    them, as :func:`tally` would choose it for that one."""
+    if c.pass_reason is None:
+        full = CLASSIC_REASON not in c.reasons and len(c.reasons) >= MAX_REASONS
+        c.pass_reason = OTHER_REASONS if full else CLASSIC_REASON
+        c.reasons[c.pass_reason] += 0  # a reason admitted now, counted when settled
 
 
 def tally(c: ProviderCount, kind: str, name: str | None, reason: str | None) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import uuid
+from collections.abc import Callable
 
 from .event import Event, EventHead
 
@@ -44,8 +45,10 @@ class Stamps:
     def __init__(self) -> None:
         self._days: dict[int, str] = {}
         self._guids: dict[bytes, str] = {}
-        self.second = -1  # the second of the last timestamp written
-        self.second_text = ""  # its date and time, up to the fraction
+        # the second of the last timestamp written, as the FILETIMEs it holds (low up
+        # to high), and its date and time up to the fraction
+        self.low = self.high = -1
+        self.second_text = ""
 
     def timestamp(self, filetime: int | None) -> str | None:
         """RFC 3339 in UTC with the full 100 ns precision (7 fraction digits); None
@@ -53,7 +56,7 @@ class Stamps:
         if filetime is None or filetime < 0:
             return None
         seconds, frac = divmod(filetime, 10_000_000)
-        if seconds != self.second:  # events come in time order: most share a second
+        if not self.low <= filetime < self.high:  # events come in time order: most share a second
             days, rest = divmod(seconds, 86400)
             date = self._days.get(days)
             if date is None:
@@ -65,9 +68,16 @@ class Stamps:
                     self._days[days] = date
             h, rest = divmod(rest, 3600)
             m, s = divmod(rest, 60)
-            self.second = seconds
+            self.low = seconds * 10_000_000
+            self.high = self.low + 10_000_000
             self.second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
         return f"{self.second_text}{frac:07d}Z"
+
+    def json(self, filetime: int | None) -> str:
+        """:meth:`timestamp` as JSON."""
+        if filetime is not None and self.low <= filetime < self.high:
+            return f'"{self.second_text}{filetime - self.low:07d}Z"'
+        return plain_json(self.timestamp(filetime))
 
     def guid(self, raw: bytes) -> str | None:
         """A GUID in Windows byte order as text; None for none (empty or all zero)."""
@@ -93,6 +103,11 @@ def head_json(head: EventHead) -> tuple[str, str]:
     ), f'"kind":"{head.kind}","decoded":'
 
 
+# Writes the line of an event of one head with no activity ids, not decoded, without
+# message or error (a record that passes through), from its time, pid and tid.
+BareLine = Callable[[int | None, int | None, int | None], str]
+
+
 class JsonLines:
     """Writes events as JSON lines, each followed by ``end`` (JSON Lines: a line feed),
     keeping what repeats."""
@@ -101,37 +116,49 @@ class JsonLines:
         self.stamps = stamps or Stamps()
         self.end = end
         # id of a head -> (the head, its pieces): the head is kept so its id stays its own
-        self._heads: dict[int, tuple[EventHead, str, str, str]] = {}
+        self._heads: dict[int, tuple[EventHead, str, str, BareLine]] = {}
 
-    def _head(self, head: EventHead) -> tuple[EventHead, str, str, str]:
+    def _head(self, head: EventHead) -> tuple[EventHead, str, str, BareLine]:
+        found = self._heads.get(id(head))
+        if found is not None and found[0] is head:
+            return found
         start, kind = head_json(head)
-        # the rest of the line of an event with no activity ids, not decoded, and
-        # without message or error (a classic record's)
-        bare = f'{_NO_IDS},{kind}false,"message":null}}{self.end}'
-        found = (head, start, kind, bare)
+        found = (head, start, kind, self._bare(start, f'{_NO_IDS},{kind}false,"message":null}}'))
         if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
             self._heads[id(head)] = found
         return found
 
+    def _bare(self, start: str, rest: str) -> BareLine:
+        stamps = self.stamps
+        rest += self.end
+
+        def bare(t: int | None, pid: int | None, tid: int | None) -> str:
+            if t is not None and stamps.low <= t < stamps.high:  # as stamps.json(t)
+                stamp = f'"{stamps.second_text}{t - stamps.low:07d}Z"'
+            else:
+                stamp = stamps.json(t)
+            return (
+                f'{start}{stamp},"pid":{"null" if pid is None else pid},'
+                f'"tid":{"null" if tid is None else tid}{rest}'
+            )
+
+        return bare
+
+    def bare_line(self, head: EventHead) -> BareLine:
+        """What writes the line of an event of ``head`` with no activity ids, not
+        decoded, without message or error (a record that passes through), and
+        ``end``; a function of the event's time, pid and tid."""
+        return self._head(head)[3]
+
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
         head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
-        found = self._heads.get(id(head))
-        if found is None or found[0] is not head:
-            found = self._head(head)
-        stamps = self.stamps
-        if t is None or t < 0:
-            stamp = "null"
-        else:
-            second, frac = divmod(t, 10_000_000)
-            if second == stamps.second:
-                stamp = f'"{stamps.second_text}{frac:07d}Z"'
-            else:
-                stamp = plain_json(stamps.timestamp(t))
-        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
         ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
+        found = self._head(head)
         if not (ids or decoded or message is not None or error is not None):
-            return f"{found[1]}{stamp},{pids}{found[3]}"
+            return found[3](t, pid, tid)
+        stamps = self.stamps
+        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
         if ids:
             ids_json = (
                 f',"activity_id":{plain_json(stamps.guid(activity))},'
@@ -149,6 +176,7 @@ class JsonLines:
         else:
             tail = "}"
         return (
-            f"{found[1]}{stamp},{pids}{ids_json},{found[2]}{'true' if decoded else 'false'},"
+            f"{found[1]}{stamps.json(t)},{pids}{ids_json},{found[2]}"
+            f"{'true' if decoded else 'false'},"
             f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
         )

@@ -13,9 +13,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 
 from .counts import ProviderCount
+from .etl import PassRecord, Record
 from .event import Event
 from .jsonline import JsonLines, Stamps
 from .jsonline import encode as _encode
+from .trace import TraceDecoder
 
 FORMATS = ("jsonl", "json", "text")
 MAX_TEXT_BODY = 1 << 16  # characters of one event's fields or message in --format text
@@ -82,6 +84,7 @@ __all__ = [
     "event_text",
     "render",
     "render_json",
+    "render_records",
     "summary_json",
     "summary_text",
 ]
@@ -109,13 +112,26 @@ def event_text(ev: Event, stamps: Stamps) -> str:
 
 
 def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
-    """The output as pieces of text, streamed."""
+    """Events as pieces of text, streamed."""
     if fmt == "text":
         stamps = Stamps()
         return (event_text(ev, stamps) + "\n" for ev in events)
     if fmt == "jsonl":
         return map(JsonLines(end="\n").line, events)
     return render_json(map(JsonLines().line, events), fmt)
+
+
+def render_records(
+    decoder: TraceDecoder, records: Iterable[Record | PassRecord], fmt: str
+) -> Iterator[str]:
+    """Records decoded by ``decoder``, as :func:`render` writes their events; JSON is
+    written by the decoder itself (:meth:`~etwmc.decode.trace.TraceDecoder.json_lines`),
+    which writes the records that pass through without an event each."""
+    if fmt == "text":
+        return render(decoder.events(records), fmt)
+    if fmt == "jsonl":
+        return decoder.json_lines(records, JsonLines(end="\n"))
+    return render_json(decoder.json_lines(records), fmt)
 
 
 def render_json(lines: Iterable[str], fmt: str) -> Iterator[str]:

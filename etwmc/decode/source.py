@@ -19,7 +19,7 @@ from typing import BinaryIO, Protocol
 
 from ..inputs import open_input
 from ..runtime.eventfile import MAGIC, EventFileError, iter_events
-from .etl import EtlReader, Record, TraceError
+from .etl import EtlReader, PassRecord, Record, TraceError
 
 _NIL = uuid.UUID(int=0)
 
@@ -35,6 +35,11 @@ class RecordSource(Protocol):
     position: int
 
     def __iter__(self) -> Iterator[Record]: ...
+
+    def walk(self) -> Iterator[Record | PassRecord]:
+        """The records, kernel and classic MOF records as
+        :class:`~etwmc.decode.etl.PassRecord`."""
+        ...
 
 
 class EventFileReader:
@@ -71,6 +76,10 @@ class EventFileReader:
                 )
         except EventFileError as e:
             raise EventFileDamaged(f.tell(), str(e)) from None
+
+    def walk(self) -> Iterator[Record]:
+        """The records (an event file holds no kernel records)."""
+        return iter(self)
 
 
 def is_trace(head: bytes, path: str) -> bool:

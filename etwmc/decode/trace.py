@@ -16,6 +16,10 @@ does not fit gets an ``error``; one without metadata neither: the summary counts
 
 What every record of one provider and descriptor shares is worked out once, as a
 :class:`Route`: its event head, how it decodes, its metadata and its count.
+:meth:`TraceDecoder.json_lines` writes the commonest line straight from the record,
+without an Event: a record that passes through (a :class:`~.etl.PassRecord`, by a line
+writer per kind).  The lines are the ones :meth:`TraceDecoder.events` and
+:class:`~.jsonline.JsonLines` write (tests/test_decode_jsonlines.py holds them to it).
 """
 
 from __future__ import annotations
@@ -25,23 +29,23 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ..diagnostics import Diagnostic
+from ..eventdescriptor import EventDescriptor
 from ..guid import provider_guid
 from ..model import Event as ModelEvent
 from ..model import Manifest, Provider
 from .counts import (
     CLASSIC_REASON,
-    MAX_REASONS,
-    OTHER_REASONS,
     OVERSIZED_REASON,
     ProviderCount,
+    pass_through,
     provider_count,
     tally,
 )
-from .etl import Record
+from .etl import PassKind, PassRecord, Record, pass_kind
 from .event import KINDS, Event, EventHead
 from .eventsource import EnvelopeError, is_manifest_event, parse_envelope
 from .inband import InbandManifests
-from .jsonline import JsonLines, encode
+from .jsonline import BareLine, JsonLines, encode
 from .payload import DecodeError, Decoder
 from .plan import JsonPlan, write_json
 from .tracelogging import TlEvent, decode_payload, parse_event, provider_name
@@ -69,6 +73,13 @@ def _too_large(size: int) -> str:
         f"the event's fields take {size} characters of JSON, more than the "
         f"{MAX_EVENT_JSON} one event may write"
     )
+
+
+def _count_pass(c: ProviderCount, name: str | None) -> None:
+    """Count a record that passes through (see :func:`~.counts.pass_through`)."""
+    c.passed += 1
+    if name:
+        c.name = name
 
 
 def _task_opcode(event: ModelEvent) -> str | None:
@@ -103,7 +114,7 @@ class TraceDecoder:
         label: str = "<trace>",
     ) -> None:
         self.label = label
-        self.counts: dict[str, ProviderCount] = {}
+        self._counts: dict[str, ProviderCount] = {}
         self.diagnostics: list[Diagnostic] = []
         self.misfits = 0  # events whose metadata or schema does not fit their payload
         self.oversized = 0  # events whose fields were replaced by an error for their size
@@ -112,6 +123,8 @@ class TraceDecoder:
         self._eventsource: set[bytes] = set()  # providers described in-band
         # by provider, descriptor and whether the record is classic
         self._routes: dict[tuple[bytes, object, bool], Route] = {}
+        self._pass_routes: dict[PassKind, Route] = {}  # by pass record kind
+        self._epoch = 0  # how many times routes were forgotten (provider names changed)
         self._inband = InbandManifests(label, self.diagnostics)
         self._schemas: dict[bytes, TlEvent | DecodeError] = {}  # parsed TraceLogging schemas
         self._schema_bytes = 0
@@ -152,9 +165,18 @@ class TraceDecoder:
         self._metadata.clear()  # events looked up before this manifest may be in it
         return added
 
+    @property
+    def counts(self) -> dict[str, ProviderCount]:
+        """Events seen per provider (GUID text, or "(none)"), so far."""
+        for c in self._counts.values():
+            c.settle()
+        return self._counts
+
     def _set_name(self, raw: bytes, name: str) -> None:
         self._names[raw] = name
         self._routes.clear()  # their heads hold provider names
+        self._pass_routes.clear()
+        self._epoch += 1
         self._tl_heads.clear()
 
     def _meta(self, raw: bytes, event_id: int, version: int) -> _EventMeta | None:
@@ -193,58 +215,111 @@ class TraceDecoder:
 
     # ------------------------------------------------------------------ events
 
-    def json_lines(self, records: Iterable[Record]) -> Iterator[str]:
-        """The events as JSON lines (no line breaks)."""
-        return map(JsonLines().line, self.events(records))
-
-    def events(self, records: Iterable[Record]) -> Iterator[Event]:
-        """The decoded events, in trace order (of the providers asked for)."""
-        routes = self._routes
+    def json_lines(
+        self, records: Iterable[Record | PassRecord], lines: JsonLines | None = None
+    ) -> Iterator[str]:
+        """The events as JSON lines (written by ``lines``: no line breaks unless it
+        says so).  A :class:`~.etl.PassRecord` is written straight from its kind's line
+        writer, without an :class:`Event`: most of a trace is kernel records, and this
+        takes about half the time of making an event and writing it."""
+        lines = lines or JsonLines()
+        line = lines.line
+        bare_line = lines.bare_line
+        # by pass record kind: the count, provider name and line writer of its route
+        writers: dict[PassKind, tuple[ProviderCount | None, str | None, BareLine]] = {}
+        epoch = self._epoch
         for rec in records:
-            if rec.schema:
-                ev = self._tracelogging(rec)
+            if isinstance(rec, PassRecord):
+                found = writers.get(rec[0])
+                if found is None:
+                    route = self._pass_route(rec[0])
+                    found = (route.counter, route.head.provider_name, bare_line(route.head))
+                    if len(writers) < MAX_ROUTES:
+                        writers[rec[0]] = found
+                c, name, write = found
+                if c is not None:  # else a provider not asked for
+                    c.passed += 1
+                    if name:
+                        c.name = name
+                    yield write(rec[1], rec[2], rec[3])
+                continue
+            ev = self.event(rec)
+            if self._epoch != epoch:  # the event named a provider: routes changed
+                writers.clear()
+                epoch = self._epoch
+            if ev is not None:
+                yield line(ev)
+
+    def events(self, records: Iterable[Record | PassRecord]) -> Iterator[Event]:
+        """The decoded events, in trace order (of the providers asked for)."""
+        for rec in records:
+            if not isinstance(rec, PassRecord):
+                ev = self.event(rec)
                 if ev is not None:
                     yield ev
                 continue
-            key = (rec.provider, rec.descriptor, rec.classic)
-            route = routes.get(key)
-            if route is None:
-                route = self._route(rec)
-                if len(routes) < MAX_ROUTES:
-                    routes[key] = route
+            route = self._pass_route(rec.kind)
             c = route.counter
-            if c is None:
-                continue  # a provider not asked for
-            how = route.how
-            if how == PASS:
-                c.events += 1  # what tally() does, without a call: most records are these
-                c.kinds["classic"] += 1
-                if route.head.provider_name:
-                    c.name = route.head.provider_name
-                if CLASSIC_REASON in c.reasons or len(c.reasons) < MAX_REASONS:
-                    c.reasons[CLASSIC_REASON] += 1
-                else:
-                    c.reasons[OTHER_REASONS] += 1
+            if c is not None:
+                _count_pass(c, route.head.provider_name)
                 yield _new(
                     Event,
-                    (route.head, rec.time, rec.pid, rec.tid, rec.activity, rec.related, False,
-                     None, None, 0, None, None),
+                    (route.head, rec.time, rec.pid, rec.tid, b"", b"", False, None, None, 0,
+                     None, None),
                 )  # fmt: skip
-            elif how == METADATA:
-                yield self._with_metadata(rec, route, c)
-            else:
-                yield self._manifest_event(rec, route, c)
 
-    def _route(self, rec: Record) -> Route:
-        guid = self._provider_text(rec.provider)
-        name = self._names.get(rec.provider)
-        d = rec.descriptor
+    def event(self, rec: Record) -> Event | None:
+        """The record's event, or None when its provider was not asked for."""
+        if rec.schema:
+            return self._tracelogging(rec)
+        key = (rec.provider, rec.descriptor, rec.classic)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._route(rec)
+            if len(self._routes) < MAX_ROUTES:
+                self._routes[key] = route
+        c = route.counter
+        if c is None:
+            return None  # a provider not asked for
+        how = route.how
+        if how == PASS:
+            _count_pass(c, route.head.provider_name)
+            return _new(
+                Event,
+                (route.head, rec.time, rec.pid, rec.tid, rec.activity, rec.related, False,
+                 None, None, 0, None, None),
+            )  # fmt: skip
+        if how == METADATA:
+            return self._with_metadata(rec, route, c)
+        return self._manifest_event(rec, route, c)
+
+    def _pass_route(self, kind: PassKind) -> Route:
+        route = self._pass_routes.get(kind)
+        if route is None:
+            route = self._classic_route(*pass_kind(kind))
+            if len(self._pass_routes) < MAX_ROUTES:
+                self._pass_routes[kind] = route
+        return route
+
+    def _classic_route(self, provider: bytes, d: EventDescriptor) -> Route:
+        guid = self._provider_text(provider)
+        name = self._names.get(provider)
         counter = None
         if self._wanted(guid, name):
-            counter = provider_count(self.counts, guid or "(none)")
+            counter = provider_count(self._counts, guid or "(none)")
+            pass_through(counter)
+        head = EventHead(guid, name, None, d, "classic")
+        return Route(head, PASS, None, counter, CLASSIC_REASON)
+
+    def _route(self, rec: Record) -> Route:
+        d = rec.descriptor
         if rec.classic:
-            head = EventHead(guid, name, None, d, "classic")
-            return Route(head, PASS, None, counter, CLASSIC_REASON)
+            return self._classic_route(rec.provider, d)
+        guid = self._provider_text(rec.provider)
+        name = self._names.get(rec.provider)
+        counter = None
+        if self._wanted(guid, name):
+            counter = provider_count(self._counts, guid or "(none)")
         if is_manifest_event(d.id, d.opcode):
             head = EventHead(guid, name, "ManifestData", d, "eventsource")
             return Route(head, MANIFEST_EVENT, None, counter, None)
@@ -354,7 +429,7 @@ class TraceDecoder:
         guid = self._provider_text(raw)
         if not self._wanted(guid, name):
             return None
-        c = provider_count(self.counts, guid or "(none)")
+        c = provider_count(self._counts, guid or "(none)")
         schema = self._schema(rec.schema)
         event_name = None if isinstance(schema, DecodeError) else schema.name
         head = EventHead(guid, name or None, event_name, rec.descriptor, "tracelogging")

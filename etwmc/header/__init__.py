@@ -23,7 +23,6 @@ Manifest text reaches the header only as identifiers checked by
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import msgids
@@ -32,6 +31,7 @@ from ..descriptors import checked_traits
 from ..diagnostics import Diagnostic, has_errors
 from ..model import Manifest
 from ..msgids import MessageIds, with_customer_bit
+from ..record import Record, field
 from .names import comment
 from .preamble import preamble
 from .writer import HeaderWriter, Settings
@@ -48,8 +48,7 @@ __all__ = [
 _PREFIX = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HeaderOptions:
+class HeaderOptions(Record, kw_only=True):
     """What the header depends on besides the manifest.
 
     ``kernel``: mc's ``-km`` (else ``-um``).  ``logging``: False for neither, a header
@@ -71,8 +70,7 @@ class HeaderOptions:
             raise ValueError(f"the macro prefix {self.write_prefix!r} is not a C identifier")
 
 
-@dataclass(frozen=True, slots=True)
-class HeaderResult:
+class HeaderResult(Record):
     """The header's text (empty when there are errors) and the diagnostics."""
 
     text: str

@@ -34,9 +34,8 @@ the same code share one helper.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..model import Field, Struct, Template
+from ..record import Record
 from ..winmeta import InTypeCode
 from .names import sanitize
 
@@ -71,8 +70,7 @@ _STRINGISH = frozenset({_UNICODE, _ANSI, _BINARY})
 MAX_DESCRIPTORS = 128  # EventWriteTransfer refuses more (MAX_EVENT_DATA_DESCRIPTORS)
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
+class Param(Record):
     """One template item as the helper takes it."""
 
     names: tuple[str, ...]  # macro argument names: ("X_Len_", "X") or ("X",)
@@ -82,8 +80,7 @@ class Param:
     code: str  # the item's part of the helper's name
 
 
-@dataclass(frozen=True, slots=True)
-class Helper:
+class Helper(Record):
     """A ``McTemplate*`` function: what the write macros call."""
 
     name: str
@@ -103,8 +100,7 @@ class Helper:
         return any(p.packed for p in self.params)
 
 
-@dataclass(frozen=True, slots=True)
-class _Extent:
+class _Extent(Record):
     """A field's count or length: a constant, or the index of the field that holds it."""
 
     fixed: int | None  # a constant above 1 (count) or above 0 (length)

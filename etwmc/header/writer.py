@@ -22,13 +22,13 @@ cannot be defined (ETW620) and two different definitions of one name (ETW621).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from ..codes import E_SYMBOL, W_DESCRIPTORS, W_DUPLICATE
 from ..descriptors import descriptor, enable_pairs, provider_items, traits_blob
 from ..diagnostics import Diagnostic, Span, diag
 from ..model import Event, Manifest, Map, Provider
 from ..msgids import MessageIds
+from ..record import Record
 from . import forcontext
 from .names import (
     KEYWORDS,
@@ -58,8 +58,7 @@ SUPPORT_NAMES = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     """What :mod:`etwmc.header` needs from its options here."""
 
     kernel: bool

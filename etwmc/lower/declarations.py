@@ -16,7 +16,6 @@ Rules applied here (each reported with its own code):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from lxml import etree
 
@@ -34,6 +33,7 @@ from ..model import (
     Task,
     Traits,
 )
+from ..record import Record
 from .attributes import children, local, own_children, parse_bool, parse_int, qname
 from .builtin import BUILTINS
 from .context import Lowering
@@ -42,8 +42,7 @@ from .strings import message_ref
 # -- channels ------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ChannelList:
+class ChannelList(Record):
     """One ``<channels>`` section: its entries in order, the provider's own channels by
     position (values assigned), and the values its imports of other providers'
     channels take."""

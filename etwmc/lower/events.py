@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from lxml import etree
@@ -36,6 +35,7 @@ from ..codes import (
     Code,
 )
 from ..model import Channel, Event, Filter, Keyword, Level, Opcode, QName, Task, Template
+from ..record import Record
 from .attributes import local, parse_bool, qname
 from .builtin import BUILTINS
 from .context import Lowering
@@ -46,16 +46,14 @@ _Key = TypeVar("_Key", QName, str)
 _Item = TypeVar("_Item", Level, Task, Opcode, Keyword, Channel, Template)
 
 
-@dataclass(frozen=True, slots=True)
-class Names(Generic[_Key, _Item]):
+class Names(Record, Generic[_Key, _Item]):
     """Items a reference may name: looked up by key, listed by name in a hint."""
 
     by_key: Mapping[_Key, _Item]
     names: Sequence[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Ref(Generic[_Key, _Item]):
+class Ref(Record, Generic[_Key, _Item]):
     """One kind of reference: the attribute that makes it, the code an unknown one is
     reported with, and the ``win:`` items looked up after the provider's own."""
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from ..codes import (
     E_UNKNOWN_ATTR,
@@ -27,6 +26,7 @@ from ..codes import (
     W_UNUSED_TEMPLATE,
 )
 from ..lower.attributes import string_ref
+from ..record import Record
 from .analysis import Analysis, Problem, View
 from .navigate import Edit
 from .scan import Attr, Element
@@ -41,8 +41,7 @@ _UNUSED = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(Record):
     title: str
     edits: tuple[Edit, ...]
     problem: Problem  # in the current text

@@ -21,7 +21,6 @@ from __future__ import annotations
 import codecs
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..codes import Severity
@@ -29,6 +28,7 @@ from ..config import ConfigFileError, find_config
 from ..diagnostics import Diagnostic, Span, finalize
 from ..lint import lint_file
 from ..model import Manifest
+from ..record import Record
 from ..rulepages import url
 from ..selection import Selection, SelectorError, apply
 from .index import Index, build_index
@@ -36,8 +36,7 @@ from .scan import Scan, scan
 from .text import Pos, Range, Source
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(Record):
     """The project's lint settings for a document."""
 
     selection: Selection = Selection()
@@ -57,8 +56,7 @@ def settings_for(path: str) -> tuple[Settings, str | None]:
         return Settings(), str(e)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Record):
     """A diagnostic placed in the text it was found in."""
 
     range: Range
@@ -187,11 +185,14 @@ class Analysis:
         return self.source.offset(Pos(span.line - 1, span.col - 1 + shift))
 
 
+_DEFAULT_SETTINGS = Settings()
+
+
 def analyse(
     text: str,
     path: str,
     version: int | None = None,
-    settings: Settings = Settings(),
+    settings: Settings = _DEFAULT_SETTINGS,
     last_good: Analysis | None = None,
 ) -> Analysis:
     """Lint ``text`` (the document at ``path``) as ``etwmc lint`` would in its project."""
@@ -264,8 +265,7 @@ def _place(source: Source, span: Span, bom: bool) -> Range:
     return Range(Pos(line, start), Pos(line, min(start + 1, len(text))))
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(Record):
     """What a request reads: the current text, and the analysis whose model answers it
     (of the current text, or of an earlier well-formed one), with the lines between."""
 

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
 from .. import winmeta as wm
 from ..diagnostics import visible
 from ..model import Manifest, Provider
+from ..record import Record
 from ..schema import schema_index
 from ..schema.index import SchemaIndex, TypeDecl
 from .analysis import View
@@ -36,8 +36,7 @@ from .text import Range
 ItemKind = Literal["element", "attribute", "value", "reference", "type", "number"]
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
+class Item(Record):
     label: str
     kind: ItemKind
     replace: Range  # of the current text
@@ -47,8 +46,7 @@ class Item:
     sort: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class _At:
+class _At(Record):
     """The place being completed: offsets of the current text."""
 
     view: View

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Literal
 
 from ..diagnostics import Span
@@ -44,6 +43,7 @@ from ..model import (
     Task,
     Template,
 )
+from ..record import Record, field
 from .scan import Attr, Element, Scan
 
 Kind = Literal["level", "task", "opcode", "keyword", "channel", "template", "map", "string"]
@@ -52,8 +52,7 @@ Named = Level | Task | Opcode | Keyword | Channel | Template | Map
 Node = Provider | Named | Event | tuple[str, str]  # ("string", id) for a <string>
 
 
-@dataclass(frozen=True, slots=True)
-class Symbol:
+class Symbol(Record):
     kind: Kind
     key: tuple[object, ...]  # identity: (kind, id of the model node), or ("string", id)
     name: str  # as declared (a string's id)
@@ -62,8 +61,7 @@ class Symbol:
     builtin: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Occurrence:
+class Occurrence(Record):
     symbol: Symbol
     start: int  # the name as written, prefix included
     end: int
@@ -72,8 +70,7 @@ class Occurrence:
     facet: str = "name"  # for channels: "name" or "chid"
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+class Index(Record):
     occurrences: tuple[Occurrence, ...]  # sorted by start
     nodes: dict[int, tuple[Provider | None, Node]] = field(default_factory=dict)
     _starts: tuple[int, ...] = ()

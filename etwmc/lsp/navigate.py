@@ -18,8 +18,8 @@ Rules:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from ..record import Record
 from .analysis import View
 from .index import Occurrence, Symbol
 from .text import Range
@@ -29,8 +29,7 @@ class RenameRefused(ValueError):
     """A rename that cannot be made; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(Record):
     range: Range
     new_text: str
 

@@ -11,10 +11,10 @@ others' ``name``), else the element's name.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Literal
 
 from ..diagnostics import visible
+from ..record import Record
 from .scan import Element, Scan
 from .text import Range, Source
 
@@ -37,8 +37,7 @@ _SECTIONS: tuple[tuple[str, tuple[str, ...], SymbolKind], ...] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Outline:
+class Outline(Record):
     name: str
     kind: SymbolKind
     range: Range

@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..record import Record
+
 _NAME = re.compile(r"[^\s/>=\"'<]+")
 _SPACE = re.compile(r"\s+")
 _END_TAG = re.compile(r"</\s*([^\s/>=\"'<]*)\s*(>)?")
@@ -38,8 +40,7 @@ _ATTR_AT = re.compile(r"""([^\s/>="'<]+)\s*=\s*(?:"([^"<]*)"|'([^'<]*)')""")
 _WHOLE_TAG = re.compile(r"""((?:\s+[^\s/>="'<]+\s*=\s*(?:"[^"<]*"|'[^'<]*'))*)\s*(/?)>""")
 
 
-@dataclass(frozen=True, slots=True)
-class Attr:
+class Attr(Record):
     name: str
     start: int  # where the name is written
     value_start: int  # the value's first character (after the quote); -1: no value
@@ -62,8 +63,7 @@ class Attr:
             yield self.value_start + m.start(), m.group()
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
+class Element(Record):
     name: str  # as written, with its prefix
     start: int  # the '<'
     tag_end: int  # after the start tag's '>' (or where an unclosed start tag stops)
@@ -112,8 +112,7 @@ class _Open:
 Inside = Literal["text", "tag", "comment", "end-tag"]
 
 
-@dataclass(frozen=True, slots=True)
-class Scan:
+class Scan(Record):
     """What a reading found: the top-level elements, and (for a reading stopped at a
     cursor) what the cursor is inside."""
 

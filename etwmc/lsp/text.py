@@ -18,20 +18,19 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+
+from ..record import Record
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")  # the protocol's default first
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Pos:
+class Pos(Record, order=True):
     line: int  # 0-based
     char: int  # 0-based, in code points
 
 
-@dataclass(frozen=True, slots=True)
-class Range:
+class Range(Record):
     start: Pos
     end: Pos
 

@@ -17,7 +17,6 @@ refuses it runs before the file is read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -28,14 +27,14 @@ from ..codes import E_WINMETA_FILE
 from ..diagnostics import Diagnostic, diag
 from ..msgids import MessageIds
 from ..parse import Document, parse_file
+from ..record import Record, replace
 
 _NS = f"{{{wm.EVENTS_NS}}}"
 _KINDS = {"level": "levels", "task": "tasks", "opcode": "opcodes", "keyword": "keywords"}
 _REF = re.compile(r"\$\([Ss]tring\.(.+)\)\Z")
 
 
-@dataclass(frozen=True, slots=True)
-class WinmetaFile:
+class WinmetaFile(Record):
     """The predefined items' texts the file gives: ``(kind, "win:Name")`` -> text
     (``kind``: level, task, opcode or keyword; channels as ``("channel", name)``)."""
 

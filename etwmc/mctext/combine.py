@@ -16,12 +16,11 @@ file name given to two tables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..codes import E_MC_DUP_FILE, E_MC_SHARED_ID
 from ..diagnostics import Diagnostic, Span, diag
 from ..model import Manifest
 from ..msgids import MessageIds
+from ..record import Record
 from ..wevt.cultures import langid
 from ..wevt.msgtable import TableEntry, culture_messages, encode_table, text_entry
 from ..wevt.rc import message_table_file, template_file
@@ -29,8 +28,7 @@ from .model import MessageFile
 from .resources import TableStyle, entries, rc_lines, table_file
 
 
-@dataclass(frozen=True, slots=True)
-class Culture:
+class Culture(Record):
     """A manifest's strings for one ``<resources culture>``: its number among the
     cultures (1-based, for the file name), its language id, id -> text as the manifest's
     tables store it (without the closing CR LF), and where it is declared."""
@@ -50,8 +48,7 @@ def manifest_cultures(manifest: Manifest, ids: MessageIds) -> list[Culture]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class Combined:
+class Combined(Record):
     rc: str
     tables: dict[str, bytes]
     diagnostics: list[Diagnostic]

@@ -9,9 +9,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..diagnostics import Diagnostic
+from ..record import Record, field
 from ..wevt.rc import template_file
 from .combine import Culture, combine
 from .model import MessageFile
@@ -19,16 +18,14 @@ from .options import McTextOptions
 from .outputs import build, encode_text
 
 
-@dataclass(frozen=True, slots=True)
-class ManifestPart:
+class ManifestPart(Record):
     """What the manifest of the same run adds to the resources."""
 
     template: bytes  # its WEVT_TEMPLATE blob
     cultures: list[Culture]
 
 
-@dataclass(frozen=True, slots=True)
-class Planned:
+class Planned(Record):
     header: dict[str, bytes] = field(default_factory=dict)
     resources: dict[str, bytes] = field(default_factory=dict)
     debug: dict[str, bytes] = field(default_factory=dict)

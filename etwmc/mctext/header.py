@@ -29,8 +29,7 @@ the file author's own header text, copied as mc copies them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..record import Record
 from .model import Comment, Message, MessageFile, Name
 
 _BANNER = """\
@@ -100,8 +99,7 @@ _OLE2_BANNER = """\
 """
 
 
-@dataclass(frozen=True, slots=True)
-class HeaderStyle:
+class HeaderStyle(Record):
     """``ole2``: mc's ``-o``.  ``decimal_codes``: mc's ``-d``, severity and facility
     values in decimal."""
 

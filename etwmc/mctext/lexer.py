@@ -11,8 +11,9 @@ lines as they are.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
+
+from ..record import Record
 
 
 class Kind(Enum):
@@ -25,8 +26,7 @@ class Kind(Enum):
     COMMENT = ";"
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
+class Token(Record):
     kind: Kind
     text: str
     col: int  # 1-based

@@ -9,9 +9,8 @@ of source lines (line ends and the closing ``.`` line removed).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..diagnostics import Span
+from ..record import Record
 
 # A message id's bit fields (winerror.h): severity 31-30, customer 29, facility 27-16.
 SEVERITY_SHIFT = 30
@@ -23,8 +22,7 @@ MAX_CODE = 0xFFFF
 MAX_LANGID = 0xFFFF
 
 
-@dataclass(frozen=True, slots=True)
-class Name:
+class Name(Record):
     """A declared severity, facility or language.
 
     ``value`` is the severity or facility number, or the language id; ``symbol`` the
@@ -39,8 +37,7 @@ class Name:
     span: Span | None = None  # None for mc's predefined names
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(Record):
     """One language's text of a message, as its source lines."""
 
     language: str  # the language's name as declared
@@ -54,8 +51,7 @@ class Text:
         return text if final_line_end or not text else text[:-2]
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(Record):
     """One message definition."""
 
     id: int  # severity << 30 | customer bit | facility << 16 | code
@@ -74,16 +70,14 @@ class Message:
         return next((t for t in self.texts if t.language.casefold() == key), None)
 
 
-@dataclass(frozen=True, slots=True)
-class Comment:
+class Comment(Record):
     """A ``;`` line, without the ``;``: copied into the header where it stands."""
 
     text: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class MessageFile:
+class MessageFile(Record):
     """A parsed message text file."""
 
     path: str

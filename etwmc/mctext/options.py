@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..record import Record
 from ..wevt.msgtable import MESSAGE_RESOURCE_UNICODE
 from .resources import TableStyle
 from .source import DEFAULT_CODE_PAGE
 
 
-@dataclass(frozen=True, slots=True)
-class McTextOptions:
+class McTextOptions(Record):
     """mc's switches that change what a message text file gives.
 
     ``unicode_input``: ``-u`` (UTF-16LE without a byte-order mark).  ``code_page``:

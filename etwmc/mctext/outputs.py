@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..record import Record
 from ..wevt.msgtable import encode_table
 from ..wevt.rc import encode_text as encode_text  # one place for mc's -cp encodings
 from .header import HeaderStyle, render_header
@@ -12,8 +11,7 @@ from .options import McTextOptions
 from .resources import entries, render_dbg, render_rc, table_file
 
 
-@dataclass(frozen=True, slots=True)
-class McOutputs:
+class McOutputs(Record):
     """Every file mc writes for one message text file, in memory.
 
     ``tables``: file name -> message table, in the .rc's order; ``languages``: (language

@@ -37,6 +37,7 @@ from ..codes import (
     Code,
 )
 from ..diagnostics import Diagnostic, Severity, Span, diag
+from ..record import Record
 from .cursor import Cursor
 from .lexer import Kind, Token
 from .model import (
@@ -67,8 +68,7 @@ _IN_MESSAGE = ("Severity", "Facility", "SymbolicName")
 _AT_FILE_LEVEL = ("MessageIdTypedef", "SeverityNames", "FacilityNames", "LanguageNames")
 
 
-@dataclass(frozen=True, slots=True)
-class ParseOptions:
+class ParseOptions(Record):
     """``customer_bit``: mc's ``-c``.  ``decimal``: mc's ``-d``, OutputBase=10 until
     the file says otherwise."""
 

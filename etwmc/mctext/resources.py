@@ -16,9 +16,8 @@ The .dbg (``-x``) maps each message id to its symbolic name for debugging output
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..naming import sanitize
+from ..record import Record
 from ..wevt.msgtable import (
     MESSAGE_RESOURCE_ANSI,
     MESSAGE_RESOURCE_UNICODE,
@@ -31,8 +30,7 @@ from .model import MessageFile, Name
 UNICODE = MESSAGE_RESOURCE_UNICODE
 
 
-@dataclass(frozen=True, slots=True)
-class TableStyle:
+class TableStyle(Record):
     """How entries are stored: ``flags`` one of the ``MESSAGE_RESOURCE_*`` encodings,
     ``codec`` the ANSI code page, ``final_line_end`` False for mc's ``-n``."""
 

@@ -14,16 +14,15 @@ would end the header's ``//`` comment that quotes it.
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
 
 from ..codes import E_MC_CHARACTER, E_MC_ENCODING
 from ..diagnostics import Diagnostic, Span, diag
+from ..record import Record
 
 DEFAULT_CODE_PAGE = "cp1252"
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(Record):
     """The decoded lines of one file (line ends removed) and how it was decoded."""
 
     path: str

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..descriptors import (
     START_OPCODE,
@@ -33,6 +32,7 @@ from ..diagnostics import Diagnostic
 from ..eventdescriptor import EventDescriptor
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
+from ..record import Record
 from ..winmeta import LEVELS, OPCODES
 from . import docstrings, layout
 from .imports import Imports
@@ -45,8 +45,7 @@ from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 # (:mod:`.layout`), so the template only prints them.
 
 
-@dataclass(frozen=True, slots=True)
-class EnumCtx:
+class EnumCtx(Record):
     """An enumeration class of the generated module: its head and member lines."""
 
     name: str
@@ -54,8 +53,7 @@ class EnumCtx:
     members: list[str]  # one assignment per member
 
 
-@dataclass(frozen=True, slots=True)
-class EventCtx:
+class EventCtx(Record):
     """One event's statements in the generated module: its descriptor, its write and
     is-enabled functions, and their start/stop forms."""
 
@@ -79,8 +77,7 @@ class EventCtx:
     stop_call: str  # the return statement of the stop_ function
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderCtx:
+class ProviderCtx(Record):
     """One provider's part of the generated module: its namespace class, enumerations,
     enable flags and events."""
 
@@ -102,16 +99,14 @@ class ProviderCtx:
     layouts: list[str]  # `(event id, version): field specs` for payload filters
 
 
-@dataclass(frozen=True, slots=True)
-class SpecCtx:
+class SpecCtx(Record):
     """A payload layout of the generated module: the field specs of one template."""
 
     name: str
     lines: list[str]  # the `_Field(...),` statements, struct members nested
 
 
-@dataclass(frozen=True, slots=True)
-class ModuleCtx:
+class ModuleCtx(Record):
     """The whole generated module, as the template prints it."""
 
     generated_by: str  # "etwmc 1.2.3", or "etwmc" when the version is left out

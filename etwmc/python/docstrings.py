@@ -17,8 +17,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from ..msgformat import Insert, Stop, tokens
-from .literals import escaped
+from ..msgformat import shown
+from .literals import escaped_lines
 
 WIDTH = 88  # black's line length; the text is wrapped to it before escaping
 
@@ -28,17 +28,8 @@ def message(text: str, names: Sequence[str]) -> str:
     items in order; an insert past them stays as written) and FormatMessage's escapes
     read (``%n`` a line break, ``%%`` a percent sign...); up to ``%0``, where a reader
     stops.  Not yet escaped."""
-    out: list[str] = []
-    for t in tokens(text):
-        if isinstance(t, Stop):
-            break
-        if isinstance(t, Insert):
-            out.append(
-                "{" + names[t.number - 1] + "}" if t.number <= len(names) else f"%{t.number}"
-            )
-        else:
-            out.append(t)
-    return "".join(out)
+    count = len(names)
+    return shown(text, lambda n: "{" + names[n - 1] + "}" if n <= count else f"%{n}")
 
 
 def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
@@ -47,9 +38,12 @@ def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str
     line is escaped (which leaves fixed text and identifiers as they are); the closing
     quotes go on a line of their own, so the docstring ends with no manifest character."""
     quote = '"'
-    lines = [f"{indent}{quote * 3}{escaped(summary, quote)}"]
+    # Each line as (what goes before its text, its text): the texts are escaped together.
+    heads = [f"{indent}{quote * 3}"]
+    texts = [summary]
     for p in paragraphs:
-        lines.append("")
+        heads.append("")
+        texts.append("")
         if isinstance(p, str):
             width = WIDTH - len(indent)
             text = " ".join(p.split())
@@ -58,16 +52,14 @@ def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str
                 wrapped = [text] if text else []
             else:
                 wrapped = textwrap.wrap(text, width, break_on_hyphens=False)
-            lines.extend(indent + escaped(w, quote) for w in wrapped)
+            heads.extend(indent for _ in wrapped)
+            texts.extend(wrapped)
         else:
-            lines.extend(_line(indent, line, quote) for line in p)
+            for line in p:
+                text = " ".join(line.split())
+                lead = " " * (len(line) - len(line.lstrip(" "))) if text else ""
+                heads.append(f"{indent}{lead}" if text else "")
+                texts.append(text)
+    lines = [h + t for h, t in zip(heads, escaped_lines(texts, quote), strict=True)]
     lines.append(f"{indent}{quote * 3}")
     return "\n".join(lines)
-
-
-def _line(indent: str, line: str, quote: str) -> str:
-    text = " ".join(line.split())
-    if not text:
-        return ""
-    lead = " " * (len(line) - len(line.lstrip(" ")))
-    return f"{indent}{lead}{escaped(text, quote)}"

@@ -11,12 +11,12 @@ not parameters: they are filled in from the sequences and strings they measure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
+from ..record import Record
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .imports import Imports
@@ -37,14 +37,20 @@ _PY_TYPES: dict[int, str] = {
 _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
-@dataclass(frozen=True, slots=True)
-class ParamCtx:
+class ParamCtx(Record):
     """A parameter of an event's write function: its name, annotation and signature text."""
 
     name: str
     annotation: str
     text: str  # the parameter as its signature line(s) print it
     doc: str  # what the docstring says of it (identifiers and fixed text)
+
+    def __init__(self, name: str, annotation: str, text: str, doc: str) -> None:
+        # Written out (etwmc.record): one per field of every template compiled.
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "annotation", annotation)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "doc", doc)
 
 
 # One statement of an inlined encoder: (struct variable, its arguments), or (string

@@ -24,21 +24,20 @@ lines of a ``console`` block are the commands that report the code; the tests ru
 
 from __future__ import annotations
 
+import pkgutil
 import re
-from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Final
 
 from ..codes import REGISTRY
+from ..record import Record
 
 DOCS_URL: Final = "https://etwmc.github.io/etwmc/"
 
 SECTIONS: Final = ("What it means", "Why it matters", "What mc.exe does", "Example", "Fix")
 
 
-@dataclass(frozen=True, slots=True)
-class RulePage:
+class RulePage(Record):
     """A code's page: the registry's facts and the page's sections (Markdown)."""
 
     code: str
@@ -83,11 +82,15 @@ def page(code_id: str) -> RulePage:
     code = REGISTRY.get(code_id)
     if code is None:
         raise KeyError(code_id)
+    # pkgutil rather than importlib.resources, which imports tempfile and shutil for
+    # what a lint never needs; both read a page inside a zip as well as in a folder.
     try:
-        text = resources.files(__name__).joinpath(f"{code_id}.md").read_text(encoding="utf-8")
+        data = pkgutil.get_data(__name__, f"{code_id}.md")
     except FileNotFoundError:
-        raise PageError(f"{code_id} has no page ({code_id}.md)") from None
-    return parse(code_id, text)
+        data = None
+    if data is None:
+        raise PageError(f"{code_id} has no page ({code_id}.md)")
+    return parse(code_id, data.decode("utf-8"))
 
 
 def all_pages() -> tuple[RulePage, ...]:

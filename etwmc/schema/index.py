@@ -18,11 +18,11 @@ Rules:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
+from ..record import Record
 from ..winmeta import EVENTS_NS
 
 XSD_NS = "http://www.w3.org/2001/XMLSchema"
@@ -30,8 +30,7 @@ _XS = f"{{{XSD_NS}}}"
 UNBOUNDED = 1 << 30
 
 
-@dataclass(frozen=True, slots=True)
-class AttrDecl:
+class AttrDecl(Record):
     """An attribute an element type of etwmc.xsd declares."""
 
     name: str
@@ -66,8 +65,7 @@ class TypeDecl:
         self.other_elements = False  # an xs:any for elements of other namespaces
 
 
-@dataclass(frozen=True, slots=True)
-class SchemaIndex:
+class SchemaIndex(Record):
     """etwmc.xsd's global elements, complex types and enumerations, by name."""
 
     globals: dict[str, str]  # global element name -> type name

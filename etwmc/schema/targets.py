@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from lxml import etree
 
 from ..parse import Document
+from ..record import Record
 from ..winmeta import ASM_NS, EVENTS_NS
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(Record):
     """One validated tree: its root (an element with a global declaration in the
     schema), and how to get from a node of the validated tree to the document's node
     (the localization of a component manifest is validated as a renamed copy)."""

@@ -22,7 +22,6 @@ names the part of a blob that holds an offset, for reports that compare two blob
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
@@ -33,6 +32,7 @@ from ..msgids import NO_MESSAGE as NO_MESSAGE
 from ..options import DEFAULT_WEVT_VERSION as DEFAULT_WEVT_VERSION
 from ..options import WEVT_VERSIONS as WEVT_VERSIONS
 from ..options import check_wevt_version
+from ..record import Record
 
 # --------------------------------------------------------------------------- versions
 
@@ -100,8 +100,7 @@ EVTA_ATTRIBUTE: Final = 0x12
 # --------------------------------------------------------------------------- layouts
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(Record):
     """A fixed-size layout and the names of its values, in order."""
 
     layout: struct.Struct

@@ -37,7 +37,6 @@ or BinXML compiling would not reproduce.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal, Protocol, TypeVar
 
@@ -64,6 +63,7 @@ from ..model import (
     Traits,
 )
 from ..msgformat import source_text
+from ..record import Record
 from .crim import EVTA_ATTRIBUTE, EVTA_NAME, NO_MESSAGE
 from .fidelity import event_losses, legacy_note, message_losses, template_losses
 from .reader_binxml import WevtError
@@ -388,8 +388,7 @@ class _Builder:
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _EventRefs:
+class _EventRefs(Record, kw_only=True):
     """The entries events refer to, each by its offset in the blob."""
 
     channels: Mapping[int, Channel]

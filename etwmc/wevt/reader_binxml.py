@@ -22,6 +22,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..record import Record
 from .crim import (
     BX_ATTRIBUTE,
     BX_CLOSE_EMPTY,
@@ -164,8 +165,7 @@ class Buf:
 # --------------------------------------------------------------------------- BinXML
 
 
-@dataclass(frozen=True, slots=True)
-class Subst:
+class Subst(Record):
     """A ``%n`` substitution: 0-based index and the BinXML value type."""
 
     index: int
@@ -173,8 +173,7 @@ class Subst:
     optional: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
+class Text(Record):
     """Character data of a BinXML fragment."""
 
     text: str

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from ..eventdescriptor import EventDescriptor
+from ..record import Record
 from .crim import (
     BMAP,
     CHAN_ENTRY,
@@ -66,8 +66,7 @@ from .crim import (
 from .reader_binxml import Buf, Element, WevtError, parse_fragment
 
 
-@dataclass(frozen=True, slots=True)
-class RawChannel:
+class RawChannel(Record):
     offset: int
     flags: int
     name: str
@@ -75,16 +74,14 @@ class RawChannel:
     message_id: int
 
 
-@dataclass(frozen=True, slots=True)
-class RawLevel:
+class RawLevel(Record):
     offset: int
     value: int
     message_id: int
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawOpcode:
+class RawOpcode(Record):
     offset: int
     task: int
     value: int
@@ -92,8 +89,7 @@ class RawOpcode:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawTask:
+class RawTask(Record):
     offset: int
     value: int
     message_id: int
@@ -101,32 +97,28 @@ class RawTask:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawKeyword:
+class RawKeyword(Record):
     offset: int
     mask: int
     message_id: int
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class RawMap:
+class RawMap(Record):
     offset: int
     is_bitmap: bool
     name: str
     items: tuple[tuple[int, int], ...]  # (value, message id)
 
 
-@dataclass(frozen=True, slots=True)
-class RawPatternMap:
+class RawPatternMap(Record):
     offset: int
     name: str
     format: str
     items: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RawProperty:
+class RawProperty(Record):
     flags: int
     in_type: int
     out_type: int
@@ -142,8 +134,7 @@ class RawProperty:
         return bool(self.flags & PROP_STRUCT)
 
 
-@dataclass(frozen=True, slots=True)
-class RawTemplate:
+class RawTemplate(Record):
     offset: int
     param_count: int
     flags: int  # 1 EventData, 2 UserData
@@ -152,8 +143,7 @@ class RawTemplate:
     properties: tuple[RawProperty, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RawEvent:
+class RawEvent(Record):
     offset: int
     descriptor: EventDescriptor  # as the EVNT entry stores it
     message_id: int
@@ -165,8 +155,7 @@ class RawEvent:
     channel_offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class RawFilter:
+class RawFilter(Record):
     value: int
     version: int
     message_id: int
@@ -174,8 +163,7 @@ class RawFilter:
     template_offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class RawProvider:
+class RawProvider(Record):
     guid: uuid.UUID
     offset: int
     message_id: int
@@ -196,8 +184,7 @@ class RawProvider:
     filters: tuple[RawFilter, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class RawBlob:
+class RawBlob(Record):
     major: int
     minor: int
     size: int
@@ -289,8 +276,7 @@ def _zstring(b: Buf, at: int, what: str, end: int) -> str:
     return b.zstring(at, end, what)[0]
 
 
-@dataclass(frozen=True, slots=True)
-class _List:
+class _List(Record):
     """A list element: a header, then fixed-size entries that each become one record.
 
     The record is called with the entry's values by name (:class:`~.crim.Entry`), after
