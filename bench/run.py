@@ -6,7 +6,9 @@ for one group).  Needs ../shared beside the checkout for the real inputs.
 Whole processes are measured by their CPU time (user + system of the child, from
 ``wait4``), best of N rounds, with every command of a group run once per round in
 turn: wall time swings +-2x on a shared machine, CPU time of interleaved runs much
-less.  Peak memory is the child's largest resident set.  Every command runs once,
+less.  Peak memory is the child's largest resident set; each command is started
+by a small launcher (bench/_launch.py), since Linux starts a child's peak at that of
+the process that forks it, and this one grows as it works.  Every command runs once,
 unmeasured, before the rounds, with bytecode caching on (``PYTHONDONTWRITEBYTECODE``
 is dropped from the children's environment): both sides are measured as installed
 programs run, from their ``.pyc`` files, not recompiling their modules each time.
@@ -60,6 +62,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import synthetic  # bench/synthetic.py: this folder is on sys.path when run.py runs
+from _measure import run_cpu
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -377,11 +380,8 @@ def cpu_run(argv: list[str], scratch: Path) -> tuple[float, float]:
     """(CPU seconds, peak MiB) of one run of ``argv`` in a fresh scratch folder."""
     out = Path(tempfile.mkdtemp(dir=scratch))
     try:
-        proc = subprocess.Popen(
-            argv, cwd=out, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_ENV
-        )
-        _, _, usage = os.wait4(proc.pid, 0)
-        return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+        cpu, mem, _ = run_cpu(argv, out, _ENV)
+        return cpu, mem
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
