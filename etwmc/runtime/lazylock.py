@@ -9,6 +9,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
+    # threading on first use: importing a generated module must stay cheap.
     import threading
 
 __all__ = ["LazyLock"]
