@@ -9,7 +9,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see state.py)
 if TYPE_CHECKING:
-    # threading on first use: importing a generated module must stay cheap.
     import threading
 
 __all__ = ["LazyLock"]
@@ -32,6 +31,7 @@ class LazyLock:
 
     def get(self) -> threading.Lock | threading.RLock:
         if not self._made:
+            # threading on first use: importing a generated module must stay cheap.
             import threading
 
             self._made.append(threading.RLock() if self._reentrant else threading.Lock())
