@@ -213,7 +213,13 @@ def _kind_of(path: str | Path) -> str | OSError:
         return _LINKED_FOLDER
     if stat.S_ISREG(mode):
         return _FILE
+    return kind_of_mode(mode)
+
+
+def kind_of_mode(mode: int) -> str:
+    """What a file of ``mode`` that is not a regular file is, in words."""
     for test, word in (
+        (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a named pipe (FIFO)"),
         (stat.S_ISSOCK, "a socket"),
         (stat.S_ISCHR, "a character device"),

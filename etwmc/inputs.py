@@ -112,6 +112,8 @@ def load_blob(
     what a manifest rebuilt from it cannot give back (:mod:`etwmc.wevt.fidelity`).
     ``code`` reports every problem with one code instead of ETW020/ETW021; ``data`` is
     the blob when it was already read (from a DLL)."""
+    # The binary readers: no lint or compile of a manifest needs them (about a tenth of
+    # a lint; tests/test_lint_cli.py lists them).
     from .wevt.reader import read_wevt, read_wevt_with_losses
 
     blob_code = code or E_BLOB
@@ -139,6 +141,7 @@ def load_dll(
     """A provider's resource DLL as a model: its WEVT_TEMPLATE resource and, with
     ``messages``, its message tables (lowest language first).  Its problems are
     reported with ``code``, the reading command's own."""
+    # As above: the PE and binary readers only when a DLL is read.
     from .pe import RT_MESSAGETABLE, WEVT_TEMPLATE, read_resources
     from .wevt.msgtable import read_message_table
     from .wevt.reader import read_wevt

@@ -34,6 +34,7 @@ from .codes import (
     N_NO_EVENTS,
 )
 from .diagnostics import Diagnostic, Span, diag
+from .discover import kind_of_mode
 from .winmeta import ASM_NS, EVENTS_NS
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -180,26 +181,13 @@ def read_regular_file(path: str | Path, limit: int) -> bytes:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"it is {_kind(mode)}, not a regular file")
+            raise NotRegularFile(f"it is {kind_of_mode(mode)}, not a regular file")
         if _O_NONBLOCK:
             os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(limit + 1)
     finally:
         os.close(fd)
-
-
-def _kind(mode: int) -> str:
-    for test, word in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return word
-    return "a special file"
 
 
 def read_bytes(path: str | Path) -> tuple[bytes | None, list[Diagnostic]]:

@@ -29,6 +29,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        # Optional dependencies (the lsp extra): a clear message when they are missing.
         from ..lsp.server import serve
     except ModuleNotFoundError as e:
         if (e.name or "").split(".")[0] not in ("pygls", "lsprotocol", "lxml"):

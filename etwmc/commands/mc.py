@@ -383,6 +383,8 @@ def plan(opts: McOptions) -> _Plan:
 def _manifest(opts: McOptions, diags: list[Diagnostic]) -> ManifestBuild | None:
     """Validate the manifest (with what -w, -W and -t check); its build for the
     registry, or None when it has errors."""
+    # Only with a manifest: mc on a message text file alone loads neither lxml nor the
+    # validator (137 -> 117 ms CPU on HyperVive's .mc, best of 9).
     from ..mcexe import baseline, winmeta_file
     from ..validate import check_file
 
@@ -410,6 +412,7 @@ def _manifest(opts: McOptions, diags: list[Diagnostic]) -> ManifestBuild | None:
 
 
 def _schema_check(schema_path: str, manifest_path: str) -> list[Diagnostic]:
+    # Only with -w (it loads lxml's XML Schema support).
     from ..mcexe import schema_file
     from ..parse import parse_file
 

@@ -84,6 +84,8 @@ def random_guid() -> bytes:
 
 def activity_uuid(activity_id: bytes) -> uuid.UUID:
     """An activity id (GUID layout) as a :class:`uuid.UUID`."""
+    # uuid (and the platform module it loads) only when asked: importing a generated
+    # module stays under 2x a bare interpreter (bench/run.py --only import).
     import uuid
 
     return uuid.UUID(bytes_le=_as_guid(activity_id))

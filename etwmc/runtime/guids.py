@@ -30,6 +30,8 @@ class GuidConstant:
         self._name = name
 
     def __get__(self, instance: object, owner: type | None = None) -> uuid.UUID:
+        # uuid (and the platform module it loads) only when asked: importing a generated
+        # module stays under 2x a bare interpreter (bench/run.py --only import).
         from uuid import UUID
 
         value = UUID(self.text)

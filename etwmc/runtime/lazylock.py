@@ -31,6 +31,7 @@ class LazyLock:
 
     def get(self) -> threading.Lock | threading.RLock:
         if not self._made:
+            # threading on first use: importing a generated module must stay cheap.
             import threading
 
             self._made.append(threading.RLock() if self._reentrant else threading.Lock())

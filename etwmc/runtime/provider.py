@@ -320,6 +320,7 @@ _live: list[weakref.WeakSet[ProviderRuntime]] = []
 
 def _track(provider: ProviderRuntime) -> None:
     if not _live:
+        # At the first registration: a module never registered pays for neither.
         import atexit
         import weakref
 
