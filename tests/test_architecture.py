@@ -104,7 +104,10 @@ def _imports(module: str, path: Path, modules: dict[str, Path] = MODULES) -> set
     return {t for t in found if t in modules and t != module}
 
 
-GRAPH = {m: _imports(m, p) for m, p in MODULES.items()}
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Module -> the etwmc modules it imports (read when a test asks, not at collection)."""
+    return {m: _imports(m, p) for m, p in MODULES.items()}
 
 
 def _runs(tree: ast.Module) -> list[ast.stmt]:
@@ -201,20 +204,20 @@ def test_every_unit_has_its_place() -> None:
     assert sorted({_unit(m) for m in MODULES} - set(LAYERS)) == []
 
 
-def test_no_import_runs_back_up_or_sideways() -> None:
+def test_no_import_runs_back_up_or_sideways(graph: dict[str, set[str]]) -> None:
     floor = {part: i for i, parts in enumerate(FLOORS) for part in parts}
     wrong = sorted(
         f"{m} -> {t}"
-        for m, targets in GRAPH.items()
+        for m, targets in graph.items()
         for t in targets
         if _unit(m) != _unit(t) and floor[_unit(t)] <= floor[_unit(m)]
     )
     assert wrong == []
 
 
-def test_no_cycle_between_parts() -> None:
+def test_no_cycle_between_parts(graph: dict[str, set[str]]) -> None:
     parts: dict[str, set[str]] = defaultdict(set)
-    for m, targets in GRAPH.items():
+    for m, targets in graph.items():
         parts[_unit(m)].update(_unit(t) for t in targets if _unit(t) != _unit(m))
     assert _cycles(parts) == []
 
@@ -276,12 +279,12 @@ def test_a_package_face_is_seen_through_for_the_names_it_hands_on(tmp_path: Path
 
 
 @pytest.mark.parametrize("module", ["etwmc.runtime", "etwmc.testing", "etwmc.pytest_plugin"])
-def test_the_runtime_world_stands_apart(module: str) -> None:
+def test_the_runtime_world_stands_apart(module: str, graph: dict[str, set[str]]) -> None:
     """What applications import (the runtime, and the pytest fixture over it) reaches
     nothing of the compiler: only the stdlib-only win: tables, traits blob and event
     descriptor."""
     reached = defaultdict(set)
-    for m, targets in GRAPH.items():
+    for m, targets in graph.items():
         if m == module or m.startswith(module + "."):
             for t in targets:
                 if not t.startswith(("etwmc.runtime", "etwmc.testing")) and t not in (

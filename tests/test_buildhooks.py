@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow
 from etwmc import __version__
 from etwmc.buildhooks import (
     BuildFailed,
@@ -138,9 +139,20 @@ def _check_used(result: dict[str, object], where: Path) -> None:
 # --------------------------------------------------------------------------- hatchling
 
 
-def test_hatch_wheel_holds_module_and_binaries(tmp_path: Path, plugin_path: str) -> None:
-    project = _copy_example("hatch-package", tmp_path)
+@pytest.fixture(scope="module")
+def hatch_wheel(tmp_path_factory: pytest.TempPathFactory, plugin_path: str) -> tuple[Path, Path]:
+    """examples/hatch-package, copied and built into a wheel once: (project, wheel), read
+    only."""
+    project = _copy_example("hatch-package", tmp_path_factory.mktemp("hatch"))
     wheel = _wheel(_backend(project, "hatchling.build", "build_wheel", plugin_path), project)
+    return project, wheel
+
+
+@slow
+def test_hatch_wheel_holds_module_and_binaries(
+    tmp_path: Path, plugin_path: str, hatch_wheel: tuple[Path, Path]
+) -> None:
+    project, wheel = hatch_wheel
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         meta = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
@@ -180,10 +192,12 @@ def test_hatch_wheel_holds_module_and_binaries(tmp_path: Path, plugin_path: str)
     assert files == sorted(expected - {"__init__.py", "widget.py"})
 
 
-def test_hatch_wheel_is_reproducible(tmp_path: Path, plugin_path: str) -> None:
-    first = _copy_example("hatch-package", tmp_path / "a")
+@slow
+def test_hatch_wheel_is_reproducible(
+    tmp_path: Path, plugin_path: str, hatch_wheel: tuple[Path, Path]
+) -> None:
+    _, w1 = hatch_wheel  # built from a copy in another folder
     second = _copy_example("hatch-package", tmp_path / "b")
-    w1 = _wheel(_backend(first, "hatchling.build", "build_wheel", plugin_path), first)
     w2 = _wheel(_backend(second, "hatchling.build", "build_wheel", plugin_path), second)
     assert w1.read_bytes() == w2.read_bytes()
 
@@ -294,6 +308,7 @@ def test_setuptools_build_compiles_manifests(tmp_path: Path, plugin_path: str) -
     _check_used(result, lib)
 
 
+@slow
 @needs_wheel
 def test_setuptools_wheel_holds_module_and_binaries(tmp_path: Path, plugin_path: str) -> None:
     project = _copy_example("setuptools-package", tmp_path)
@@ -311,6 +326,7 @@ def test_setuptools_wheel_holds_module_and_binaries(tmp_path: Path, plugin_path:
     _check_used(result, tmp_path / "unpacked")
 
 
+@slow
 @needs_wheel
 def test_setuptools_editable_wheel_generates_in_place(tmp_path: Path, plugin_path: str) -> None:
     project = _copy_example("setuptools-package", tmp_path)
@@ -332,6 +348,7 @@ print(json.dumps({"outputs": cmd.get_outputs(), "mapping": cmd.get_output_mappin
 """
 
 
+@slow
 def test_setuptools_editable_mode_generates_in_place(tmp_path: Path, plugin_path: str) -> None:
     """The SubCommand protocol as setuptools' editable_wheel drives it."""
     project = _copy_example("setuptools-package", tmp_path)
@@ -361,6 +378,7 @@ def test_setuptools_editable_mode_generates_in_place(tmp_path: Path, plugin_path
     _check_used(result, project / "src")
 
 
+@slow
 def test_setuptools_manifest_error_fails_the_build(tmp_path: Path, plugin_path: str) -> None:
     project = _copy_example("setuptools-package", tmp_path)
     man = project / "src" / "acme_gadget" / "gadget.man"
@@ -372,6 +390,7 @@ def test_setuptools_manifest_error_fails_the_build(tmp_path: Path, plugin_path: 
     assert "Traceback" not in out
 
 
+@slow
 def test_setuptools_project_without_table_is_untouched(tmp_path: Path, plugin_path: str) -> None:
     project = tmp_path / "plain"
     (project / "src" / "plain_pkg").mkdir(parents=True)
@@ -602,6 +621,7 @@ def test_compile_check_both_ways(tmp_path: Path) -> None:
 ETK = ROOT.parent / "shared" / "golden" / "event-trace-kit"
 
 
+@slow
 @pytest.mark.skipif(not ETK.is_dir(), reason="../shared/golden is not available")
 def test_hatch_legacy_template_ids_ship_mc_8_1_bytes(tmp_path: Path, plugin_path: str) -> None:
     """``legacy-template-ids = true`` in the hook's table: the wheel carries the blob that

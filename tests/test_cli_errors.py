@@ -226,7 +226,13 @@ def test_interrupt_in_process(
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signals")
 def test_ctrl_c_exits_130_with_one_line() -> None:
     # A real SIGINT while a command runs (the command waits so the signal lands in it).
+    # The child starts as a shell starts a foreground command, SIGINT at its default
+    # (which Python turns into KeyboardInterrupt), whatever this process inherited: a
+    # run started in the background of a shell without job control ignores SIGINT, and
+    # so would every child it starts.
     code = (
+        "import signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import sys, time, etwmc.commands.guid as g\n"
         "def wait(args):\n"
         "    print('ready', flush=True)\n"

@@ -13,6 +13,7 @@ from codegen_helpers import black_check, generate, manifest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc.python import literals
 from etwmc.python.literals import escaped, escaped_lines, pybytes, pystr
 
@@ -158,6 +159,7 @@ def _long_names_manifest(n: list[int], utf8: bool) -> str:
 """
 
 
+@slow
 @settings(
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

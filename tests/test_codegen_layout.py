@@ -8,6 +8,7 @@ from codegen_helpers import black_check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc.python import layout
 
 # Names and literals from 1 to 200 characters cross every threshold of every shape.
@@ -75,6 +76,7 @@ ARGS = st.lists(
 )
 
 
+@slow
 @EXAMPLES
 @given(st.booleans(), ARGS)
 def test_call_in_a_field_list(member: bool, args: list[str]) -> None:
@@ -150,6 +152,7 @@ STRING_PIECES = st.sampled_from(
 )
 
 
+@slow
 @EXAMPLES
 @given(
     st.booleans(),

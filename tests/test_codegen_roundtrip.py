@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from codegen_helpers import HELLO, load
 
-from conftest import corpus_files, expected_failures
+from conftest import corpus_files, expected_failures, sized_cases
 from etwmc.compile import compile_manifest
 from etwmc.decode import Decoder, filetime_text, socket_address
 from etwmc.model import Field, Map, Provider, Struct
@@ -237,8 +237,10 @@ def test_hello_round_trip(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "man",
-    [p for p in corpus_files() if p.name not in expected_failures()],
-    ids=lambda p: p.name[:60],
+    sized_cases(
+        [p for p in corpus_files() if p.name not in expected_failures()],
+        ids=lambda p: p.name[:60],
+    ),
 )
 def test_corpus_round_trip(man: Path, tmp_path: Path) -> None:
     round_trip(man, tmp_path)

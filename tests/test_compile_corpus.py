@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO, black_check, load
 
-from conftest import CORPUS, corpus_files, expected_failures, require_shared
+from conftest import CORPUS, corpus_files, expected_failures, require_shared, slow
 from etwmc.compile import compile_manifest
 from etwmc.options import CompileOptions
 
@@ -44,10 +44,12 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     return modules
 
 
+@slow
 def test_every_valid_corpus_manifest_compiles(compiled: dict[str, tuple[Path, str]]) -> None:
     assert len(compiled) == len(valid_corpus()) > 40
 
 
+@slow
 def test_every_generated_module_imports(compiled: dict[str, tuple[Path, str]]) -> None:
     for name, (path, _) in compiled.items():
         m = load(path)
@@ -55,6 +57,7 @@ def test_every_generated_module_imports(compiled: dict[str, tuple[Path, str]]) -
         assert all(not p.registered for p in m.PROVIDERS), name
 
 
+@slow
 def test_generated_modules_are_what_black_prints(compiled: dict[str, tuple[Path, str]]) -> None:
     checked = 0
     for name, (_, text) in compiled.items():
@@ -64,6 +67,7 @@ def test_generated_modules_are_what_black_prints(compiled: dict[str, tuple[Path,
     assert checked >= 25
 
 
+@slow
 def test_generated_modules_pass_mypy_strict(compiled: dict[str, tuple[Path, str]]) -> None:
     pytest.importorskip("mypy")
     paths = [
@@ -79,6 +83,7 @@ def test_generated_modules_pass_mypy_strict(compiled: dict[str, tuple[Path, str]
     assert run.returncode == 0, run.stdout[-3000:]
 
 
+@slow
 def test_generated_modules_pass_ruffs_default_rules(
     compiled: dict[str, tuple[Path, str]],
 ) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO
 
+from conftest import slow
 from etwmc.compile import compile_manifest
 from etwmc.wevt.cultures import LANGIDS
 
@@ -37,6 +38,7 @@ def _compile(manifest: str, out: str, start: multiprocessing.synchronize.Barrier
     sys.exit(main(["compile", manifest, "-o", out, "-z", "x"]))
 
 
+@slow  # 25 rounds of two real compiles that wait for each other's folder lock
 @pytest.mark.skipif(
     "fork" not in multiprocessing.get_all_start_methods(), reason="needs fork to start quickly"
 )

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import corpus_files, expected_failures, require_shared
+from conftest import corpus_files, expected_failures, require_shared, sized_cases
 from etwmc.validate import check_file
 
 FILES = corpus_files()
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", sized_cases(FILES))
 def test_corpus_manifest(path: Path) -> None:
     require_shared()
     checked = check_file(path)

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from etl_helpers import Raw, read_raw, trace, utf16_strings
 
+from conftest import slow
 from etwmc.cli import main
 from etwmc.decode.etl import PassRecord, open_trace, pass_kind
 from etwmc.decode.metadata import load_manifest
@@ -109,6 +110,7 @@ def test_walk_passes_kernel_and_mof_records_without_their_payload(name: str) -> 
     assert passed == sum(r.classic for r in whole)
 
 
+@slow
 def test_records_of_the_compressed_x86_trace() -> None:
     f, reader = open_trace(trace(X86))
     with f:
@@ -283,6 +285,7 @@ _FIXED = {"win:UInt8": "B", "win:UInt16": "H", "win:UInt32": "I", "win:UInt64": 
           "win:Int32": "i", "win:Int64": "q", "win:Boolean": "i"}  # fmt: skip
 
 
+@slow
 def test_eventsource_providers_decode_from_their_inband_manifests() -> None:
     ns = "{http://schemas.microsoft.com/win/2004/08/events}"
     manifests = _inband_manifests()
@@ -463,6 +466,7 @@ def test_output_is_deterministic(tmp_path: Path) -> None:
     assert a.read_bytes() == b.read_bytes()
 
 
+@slow
 def test_eventsource_counts_of_the_x86_trace() -> None:
     counts: dict[str, list[int]] = {}
     for e in x86_events():

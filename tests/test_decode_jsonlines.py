@@ -23,6 +23,7 @@ from test_decode_etl_parts import GUID, MANIFEST, envelope, record, schema
 
 import etwmc.decode.jsonline as jsonline_module
 import etwmc.decode.trace as trace_module
+from conftest import LARGE_TRACE, SHARED, sized_cases, slow
 from etwmc.decode.etl import PassRecord, Record, open_trace
 from etwmc.decode.event import EventHead
 from etwmc.decode.jsonline import HEAD, TAIL, JsonLines, Stamps
@@ -101,7 +102,10 @@ def assert_same(
     assert (a.misfits, a.diagnostics) == (b.misfits, b.diagnostics)
 
 
-@pytest.mark.parametrize("name", TRACES)
+@pytest.mark.parametrize(
+    "name",
+    sized_cases([SHARED / "traces" / n for n in TRACES], limit=LARGE_TRACE, value=lambda p: p.name),
+)
 def test_real_traces_with_and_without_manifests(name: str) -> None:
     f, reader = open_trace(trace(name))
     with f:
@@ -112,6 +116,7 @@ def test_real_traces_with_and_without_manifests(name: str) -> None:
     assert_same(records, [m for m in models if m is not None], walked=walked)
 
 
+@slow
 def test_real_trace_filtered_by_provider() -> None:
     f, reader = open_trace(trace("perfview_net.4.5.2.x86.etl"))
     with f:

@@ -17,6 +17,7 @@ from etl_helpers import trace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc.decode.lzxpress import LzxpressError, decompress
 
 Op = int | tuple[int, int]  # a literal byte, or a match (distance, length)
@@ -183,6 +184,7 @@ def test_cut_streams_fail_or_decode_a_prefix() -> None:
             assert bytes(s.out).startswith(got)
 
 
+@slow
 def test_the_compressed_trace_agrees_with_the_container_library() -> None:
     """Every compressed buffer of the x86 trace, against dissect.util's decompressor."""
     from dissect.util.compression import lzxpress

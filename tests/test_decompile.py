@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import sized_cases
 from etwmc.decompile import decompile
 from etwmc.validate import check_bytes, check_file
 from etwmc.wevt import build_wevt
@@ -70,7 +71,7 @@ def _without_userdata_ids(blob: bytes) -> bytes:
 
 
 @needs_corpus
-@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sized_cases(_corpus()))
 def test_corpus_round_trip(path: Path) -> None:
     checked = check_file(path)
     if not checked.ok or checked.manifest is None:

@@ -16,6 +16,7 @@ from types import ModuleType
 
 import pytest
 
+from conftest import slow
 from etwmc import __version__
 from etwmc.cli import build_parser, main
 from etwmc.codes import REGISTRY
@@ -177,6 +178,7 @@ def _page(site: Path, name: str) -> str:
     return (site / name / "index.html").read_text(encoding="utf-8")
 
 
+@slow
 @needs_mkdocs
 def test_every_code_has_its_page(site: Path) -> None:
     index = _page(site, "rules")
@@ -193,6 +195,7 @@ def _help(argv: list[str]) -> str:
     return out.getvalue()
 
 
+@slow
 @needs_mkdocs
 def test_the_command_reference_lists_every_option(site: Path) -> None:
     reference = _page(site, "cli")
@@ -209,6 +212,7 @@ def test_the_command_reference_lists_every_option(site: Path) -> None:
             assert f"<code>{option}</code>" in reference, (command.name, option)
 
 
+@slow
 @needs_mkdocs
 def test_the_configuration_reference_lists_every_key(site: Path) -> None:
     page = _page(site, "configuration")
@@ -217,6 +221,7 @@ def test_the_configuration_reference_lists_every_key(site: Path) -> None:
     assert "did you mean" in page
 
 
+@slow
 @needs_mkdocs
 def test_the_changelog_and_contributing_notes_are_pages(site: Path) -> None:
     assert f"releases/tag/v{__version__}" in _page(site, "changelog")

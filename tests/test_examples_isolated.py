@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "hatch-package"
 
@@ -28,19 +30,13 @@ def _env(find_links: Path) -> dict[str, str]:
     return env
 
 
-def test_example_builds_in_isolation_with_find_links(tmp_path: Path) -> None:
-    # 1. a wheel of this checkout of etwmc, built by its own backend (no network)
+@slow
+def test_example_builds_in_isolation_with_find_links(tmp_path: Path, etwmc_wheel: Path) -> None:
+    # 1. a wheel of this checkout of etwmc, built by its own backend (no network), in a
+    # folder of its own
     dist = tmp_path / "etwmc-dist"
     dist.mkdir()
-    built = subprocess.run(
-        [sys.executable, "-c", f"import hatchling.build as b; print(b.build_wheel({str(dist)!r}))"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert built.returncode == 0, built.stderr
-    (wheel,) = dist.glob("etwmc-*.whl")
+    wheel = Path(shutil.copy(etwmc_wheel, dist))
     with zipfile.ZipFile(wheel) as z:
         shipped = z.namelist()
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in shipped)  # the licence

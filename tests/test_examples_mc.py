@@ -17,15 +17,17 @@ from pathlib import Path
 import pefile
 import pytest
 
+from conftest import slow
 from etwmc.wevt.msgtable import read_message_table
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "mc-mingw"
 PREFIX = "x86_64-w64-mingw32-"
 MINGW = all(shutil.which(PREFIX + t) for t in ("gcc", "windres"))
-pytestmark = pytest.mark.skipif(
-    not MINGW, reason="mingw-w64 (x86_64-w64-mingw32-gcc) is not installed"
-)
+pytestmark = [
+    pytest.mark.skipif(not MINGW, reason="mingw-w64 (x86_64-w64-mingw32-gcc) is not installed"),
+    slow,
+]
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow
 from etwmc.cli import main
 from etwmc.diagnostics import Severity
 from etwmc.guid import guid_hint, is_eventsource_name, looks_hand_made, provider_guid
@@ -134,6 +135,7 @@ def test_no_hint_for_random_or_derived_guid() -> None:
     assert guid_hint(m) == []
 
 
+@slow
 def test_corpus_gets_notes_only_for_hand_made_guids() -> None:
     corpus = SHARED / "corpus"
     if not corpus.is_dir():

@@ -21,7 +21,9 @@ g++-mingw-w64-x86-64; .ci/run installs them); without them every test here skips
   built from examples/hello.man's -km header links against ntoskrnl.
 * The CMake project itself configures and builds when cmake is installed.
 
-Headers compile in parallel, against precompiled <windows.h> and <ntifs.h>.
+Headers compile in parallel, against <windows.h> and <ntifs.h> precompiled once per
+session (tests/mingw_helpers.py).  Everything here is slow but the driver, a quick proof
+that a header compiles and links.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -39,8 +40,10 @@ from pathlib import Path
 
 import pefile
 import pytest
+from mingw_helpers import CC, CXX, WARNINGS, WINDRES, Prefixes
+from mingw_helpers import run as _run
 
-from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
+from conftest import CORPUS, GOLDEN, corpus_files, expected_failures, slow
 from etwmc.cli import main as cli_main
 from etwmc.header import HeaderOptions, build_header
 from etwmc.validate import check_file
@@ -48,10 +51,6 @@ from etwmc.validate import check_file
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "cmake-mingw"
 HELLO = ROOT / "examples" / "hello.man"
-PREFIX = "x86_64-w64-mingw32-"
-CC, CXX, WINDRES = (shutil.which(PREFIX + t) for t in ("gcc", "g++", "windres"))
-WARNINGS = ["-Wall", "-Wextra", "-Werror"]
-
 pytestmark = pytest.mark.skipif(
     not (CC and CXX and WINDRES), reason="mingw-w64 (x86_64-w64-mingw32-gcc) is not installed"
 )
@@ -79,13 +78,10 @@ FOR_CONTEXT = "#define MCGEN_ENABLE_FORCONTEXT_CODE_GENERATION\n"
 
 @dataclass
 class Toolchain:
-    work: Path
+    work: Path  # a folder per variant for its headers and translation units
     ddk: Path
+    prefixes: dict[str, Path]  # variant -> the folder of its precompiled prefix.h
     kernel_cxx: bool  # the toolchain's <ntifs.h> compiles as C++
-
-
-def _run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
 def _include_dirs(compiler: str) -> list[Path]:
@@ -95,42 +91,49 @@ def _include_dirs(compiler: str) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def toolchain(tmp_path_factory: pytest.TempPathFactory) -> Toolchain:
-    assert CC and CXX
-    work = tmp_path_factory.mktemp("mingw")
+def ddk() -> Path:
+    """mingw-w64's kernel-mode headers."""
+    assert CC
     ddk = next((d / "ddk" for d in _include_dirs(CC) if (d / "ddk" / "ntifs.h").is_file()), None)
     assert ddk is not None, "mingw-w64's ddk headers (ntifs.h) are missing"
-    # Precompiled prefixes: <windows.h> for user mode, <ntifs.h> for kernel mode.
-    for name, compiler, lang, text, extra in (
-        ("um-c", CC, "c-header", "#include <windows.h>\n", []),
-        ("um-c++", CXX, "c++-header", "#include <windows.h>\n", []),
-        ("km-c", CC, "c-header", "#include <ntifs.h>\n", ["-I", str(ddk)]),
-        ("km-c++", CXX, "c++-header", "#include <ntifs.h>\n", ["-I", str(ddk)]),
-        ("defs-c", CC, "c-header", "#include <windows.h>\n", []),
-        ("defs-c++", CXX, "c++-header", "#include <windows.h>\n", []),
-    ):
-        folder = work / name
-        folder.mkdir()
-        (folder / "prefix.h").write_text(text)
-        built = _run(
-            [compiler, *WARNINGS, *extra, "-x", lang, "prefix.h", "-o", "prefix.h.gch"], folder
-        )
-        if name == "km-c++":
+    return ddk
+
+
+def _prefix(variant: str, ddk: Path) -> tuple[str, str, tuple[str, ...]]:
+    """Compiler, system header and options of a variant: <windows.h> for user mode and
+    for the definitions-only header, <ntifs.h> for kernel mode."""
+    compiler = CC if variant.endswith("-c") else CXX
+    assert compiler
+    if variant.startswith("km"):
+        return compiler, "ntifs.h", ("-I", str(ddk))
+    return compiler, "windows.h", ()
+
+
+@pytest.fixture(scope="module")
+def toolchain(
+    tmp_path_factory: pytest.TempPathFactory, ddk: Path, mingw_prefixes: Prefixes
+) -> Toolchain:
+    work = tmp_path_factory.mktemp("mingw")
+    prefixes: dict[str, Path] = {}
+    kernel_cxx = False
+    for variant in (*VARIANTS, "km-c++"):
+        (work / variant).mkdir()
+        folder, built = mingw_prefixes.build(*_prefix(variant, ddk))
+        if variant == "km-c++":
             kernel_cxx = built.returncode == 0
         else:
             assert built.returncode == 0, built.stderr
-    return Toolchain(work, ddk, kernel_cxx)
+        prefixes[variant] = folder
+    return Toolchain(work, ddk, prefixes, kernel_cxx)
 
 
 def _compile_command(tc: Toolchain, variant: str, header: Path) -> list[str]:
-    folder = tc.work / variant
     tu = header.with_suffix(".c" if variant.endswith("-c") else ".cpp")
     context = "" if variant.startswith("defs") else FOR_CONTEXT
     tu.write_text(f'#include "prefix.h"\n{context}#include "{header.name}"\n')
-    compiler = CC if variant.endswith("-c") else CXX
-    assert compiler
-    extra = ["-I", str(tc.ddk)] if variant.startswith("km") else []
-    return [compiler, *WARNINGS, "-fsyntax-only", "-I", str(folder), *extra, str(tu)]
+    compiler, _, options = _prefix(variant, tc.ddk)
+    prefix = str(tc.prefixes[variant])
+    return [compiler, *WARNINGS, "-fsyntax-only", "-I", prefix, *options, str(tu)]
 
 
 @dataclass
@@ -165,6 +168,7 @@ def compiled(toolchain: Toolchain) -> dict[tuple[str, str], Outcome]:
     return {key: Outcome(jobs[key][0], p.returncode, p.stderr) for key, p in done.items()}
 
 
+@slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=[p.name for p in MANIFESTS])
 def test_header_compiles(
@@ -173,6 +177,7 @@ def test_header_compiles(
     _check(compiled[(manifest.name, variant)])
 
 
+@slow
 def test_kernel_headers_compile_as_cpp(
     toolchain: Toolchain, compiled: dict[tuple[str, str], Outcome]
 ) -> None:
@@ -194,6 +199,7 @@ def _check(outcome: Outcome) -> None:
         assert outcome.returncode == 0, outcome.stderr[-4000:]
 
 
+@slow
 def test_compile_matrix_is_complete(compiled: dict[tuple[str, str], Outcome]) -> None:
     if not GOLDEN.is_dir() or not CORPUS.is_dir():
         pytest.skip("../shared is not present next to this checkout")
@@ -239,6 +245,7 @@ def _mc(*argv: str | Path) -> None:
     assert cli_main(["mc", *map(str, argv)]) == 0
 
 
+@slow
 def test_program_links_with_etwmc_resources(tmp_path: Path) -> None:
     assert CC and CXX and WINDRES
     gen = tmp_path / "etw"
@@ -261,6 +268,7 @@ def test_program_links_with_etwmc_resources(tmp_path: Path) -> None:
     )
 
 
+@slow
 def test_program_writes_through_contexts(tmp_path: Path) -> None:
     assert CC
     _mc("-um", "-h", tmp_path, "-r", tmp_path, HELLO)
@@ -300,7 +308,7 @@ def test_program_writes_through_contexts(tmp_path: Path) -> None:
     assert wrong.returncode != 0 and "McGenCheckContextType_Etwmc_Examples_Hello" in wrong.stderr
 
 
-def test_driver_links_against_ntoskrnl(tmp_path: Path, toolchain: Toolchain) -> None:
+def test_driver_links_against_ntoskrnl(tmp_path: Path, ddk: Path) -> None:
     assert CC
     _mc("-km", "-h", tmp_path, "-r", tmp_path, HELLO)
     (tmp_path / "driver.c").write_text(
@@ -317,7 +325,7 @@ def test_driver_links_against_ntoskrnl(tmp_path: Path, toolchain: Toolchain) -> 
         "}\n"
     )
     steps = [
-        [CC, *WARNINGS, "-I", str(toolchain.ddk), "-c", "driver.c", "-o", "driver.o"],
+        [CC, *WARNINGS, "-I", str(ddk), "-c", "driver.c", "-o", "driver.o"],
         [CC, "-nostdlib", "-shared", "-Wl,--subsystem,native", "-Wl,--entry,DriverEntry",
          "driver.o", "-lntoskrnl", "-o", "hello.sys"],
     ]  # fmt: skip
@@ -340,6 +348,7 @@ def etwmc_on_path(tmp_path: Path) -> Iterator[Path]:
     yield script
 
 
+@slow
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 def test_cmake_example_cross_builds(tmp_path: Path, etwmc_on_path: Path) -> None:
     build = tmp_path / "build"

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO
 
+from conftest import slow
 from etwmc import journal
 from etwmc.cli import main
 from etwmc.compile import compile_manifest
@@ -206,11 +207,11 @@ def test_a_lock_left_by_a_dead_process_does_not_stop_the_next_write(tmp_path: Pa
 # --------------------------------------------------------------------------- real kills
 
 
-def _strace() -> str:
+def _strace(log: Path) -> str:
     path = shutil.which("strace")
     if path is None:
         pytest.skip("strace is not installed")
-    probe = subprocess.run([path, "-qq", "-o", os.devnull, "true"], capture_output=True)
+    probe = subprocess.run([path, "-qq", "-o", str(log), "true"], capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"strace cannot trace here: {probe.stderr.decode(errors='replace')[:200]}")
     return path
@@ -221,16 +222,18 @@ _RENAMES = "rename,renameat,renameat2"
 
 def _compile_killed_at(strace: str, man: Path, out: Path, n: int) -> int:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    log = out.parent / f"strace-{out.name}.log"  # strace's own output, beside the outputs
     cmd = [
-        strace, "-f", "-qq", "-o", os.devnull, "-e", f"trace={_RENAMES}",
+        strace, "-f", "-qq", "-o", str(log), "-e", f"trace={_RENAMES}",
         "-e", f"inject={_RENAMES}:signal=SIGKILL:when={n}",
         sys.executable, "-m", "etwmc", "compile", str(man), "-o", str(out),
     ]  # fmt: skip
     return subprocess.run(cmd, env=env, capture_output=True, timeout=120).returncode
 
 
+@slow
 def test_compile_killed_at_each_rename(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    strace = _strace()
+    strace = _strace(tmp_path / "strace-probe.log")
     old_man = tmp_path / "hello.man"
     shutil.copy(HELLO, old_man)
     new_man = tmp_path / "new" / "hello.man"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow
 from etwmc.cli import main
 from etwmc.discover import discover, root_verdict
 from etwmc.selection import Selection, suppressions
@@ -156,6 +157,7 @@ def test_selection_by_codes_and_prefixes() -> None:
     assert per_file.allows("ETW401", "/r/src/a.man")
 
 
+@slow
 def test_select_and_ignore_flags(tmp_path: Path) -> None:
     man = tmp_path / "t.man"
     man.write_text(_typo())
@@ -232,6 +234,7 @@ def test_compile_keeps_errors_whatever_lint_ignores(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- configuration
 
 
+@slow
 def test_configuration_and_flags(tmp_path: Path) -> None:
     man = tmp_path / "src" / "t.man"
     man.parent.mkdir()

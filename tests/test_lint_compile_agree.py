@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GOLDEN, corpus_files, require_shared
+from conftest import GOLDEN, corpus_files, require_shared, sized_cases, slow
 from etwmc.compile import compile_manifest
 from etwmc.diagnostics import Diagnostic, Severity, finalize, has_errors
 from etwmc.lint import lint_file, lint_files
@@ -57,7 +57,7 @@ def _agree(path: Path) -> None:
         )
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=[p.name for p in corpus_files()])
+@pytest.mark.parametrize("path", sized_cases(corpus_files()))
 def test_corpus(path: Path) -> None:
     require_shared()
     _agree(path)
@@ -170,6 +170,7 @@ def test_mutations_aimed_at_output_checks(mutation: str, tmp_path: Path) -> None
     assert changed, "the mutation changed no manifest"
 
 
+@slow
 def test_random_attribute_mutations(tmp_path: Path) -> None:
     """Attribute values swapped between places, at random (seeded): whatever breaks,
     lint and compile say so together."""
@@ -223,6 +224,7 @@ def test_selections_never_hide_what_fails_a_compile(path: Path, selection: str) 
     _agree_selected(path, SELECTIONS[selection])
 
 
+@slow
 def test_selections_on_the_corpus() -> None:
     require_shared()
     for path in corpus_files():

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from lsp_client import Client, ServerError, position
 
-from conftest import CORPUS, GOLDEN, require_shared
+from conftest import CORPUS, GOLDEN, require_shared, slow
 from etwmc.lint import lint_file
 from etwmc.lsp.server import is_manifest
 
@@ -171,6 +171,7 @@ def _range(text: str, needle: str, after: int, length: int) -> dict[str, Any]:
     }
 
 
+@slow
 def test_real_manifests_get_lint_s_diagnostics(client: Client, tmp_path: Path) -> None:
     """Large, UTF-16, wrapped in an <assembly>, with errors, not well-formed: each
     document's diagnostics are lint's, at lint's lines."""

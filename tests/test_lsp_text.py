@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from conftest import corpus_files, require_shared
+from conftest import corpus_files, require_shared, sized_cases
 from etwmc.lsp.scan import scan, start_tag
 from etwmc.lsp.text import Pos, Source, apply_change, from_units, to_units, units
 
@@ -71,7 +71,7 @@ def _lxml_elements(data: bytes) -> list[tuple[str, dict[str, str]]]:
     return out
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sized_cases(corpus_files()))
 def test_the_reading_of_a_real_manifest_is_the_parser_s(path: Path) -> None:
     """Every element lxml finds, in order, with every attribute value that holds no
     reference or line break (those the parser rewrites)."""

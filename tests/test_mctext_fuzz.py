@@ -18,6 +18,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc import mctext
 from etwmc.diagnostics import render_text
 
@@ -74,6 +75,7 @@ def test_token_soup(tokens: list[str], prefix: str) -> None:
     _check_outputs(text.encode("utf-8"), code_page="utf-8", ole2=True, decimal=True)
 
 
+@slow
 def test_a_large_file_is_read_in_one_pass() -> None:
     message = "MessageId=\nSymbolicName=M{n}\nLanguage=English\nText of message {n}\n.\n"
     text = "".join(message.format(n=n) for n in range(20_000))
@@ -82,6 +84,7 @@ def test_a_large_file_is_read_in_one_pass() -> None:
     assert len(model.messages) == 20_000
 
 
+@slow
 def test_pathological_lines() -> None:
     for text in (
         "SeverityNames=(" + "A=1 " * 100_000,  # a list that never closes

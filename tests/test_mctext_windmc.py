@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc import mctext
 
 WINDMC = shutil.which("x86_64-w64-mingw32-windmc")
@@ -135,6 +136,7 @@ def _windmc(text: str) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in folder.glob("*.bin")}
 
 
+@slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(message_files(), st.booleans())
 def test_windmc_writes_the_same_tables(mc: _File, crlf: bool) -> None:

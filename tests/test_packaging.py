@@ -8,8 +8,6 @@ from __future__ import annotations
 import email
 import email.message
 import re
-import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -25,18 +23,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
-    out = tmp_path_factory.mktemp("wheel")
-    proc = subprocess.run(
-        [sys.executable, "-m", "hatchling", "build", "--target", "wheel", "--directory", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (path,) = out.glob("etwmc-*.whl")
-    return zipfile.ZipFile(path)
+def wheel(etwmc_wheel: Path) -> zipfile.ZipFile:
+    return zipfile.ZipFile(etwmc_wheel)
 
 
 @pytest.fixture(scope="module")

@@ -89,9 +89,9 @@ def test_billion_laughs_is_fast_and_bounded() -> None:
         "</instrumentationManifest>"
     ).encode()
     tracemalloc.start()
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time: what other processes do does not count
     code = only_error(data)
-    elapsed = time.perf_counter() - t
+    elapsed = time.process_time() - t
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert code in ("ETW005", "ETW006")

@@ -23,6 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conftest import slow
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "examples" / "lint-demo"
 HELLO = ROOT / "examples" / "hello.man"
@@ -160,6 +162,7 @@ def _local_indexes() -> list[str]:
     return [u for u in dict.fromkeys(urls) if Path(u.removeprefix("file://")).is_dir()]
 
 
+@slow
 def test_pre_commit_try_repo_offline(repo: Path, tmp_path: Path) -> None:
     if importlib.util.find_spec("pre_commit") is None:
         pytest.skip("pre-commit is not installed")

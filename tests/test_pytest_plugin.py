@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import slow
 from etwmc import __version__
 from etwmc.runtime import ProviderRuntime, pack_descriptor
 from etwmc.runtime.backends.inproc import InProcBackend, Session
@@ -114,6 +115,7 @@ def _site_with_entry_points(tmp_path: Path) -> Path:
     return info.parent
 
 
+@slow
 def test_fixture_in_a_pytest_run(tmp_path: Path) -> None:
     tests = tmp_path / "test_user.py"
     tests.write_text(USER_TESTS, encoding="utf-8")

@@ -74,9 +74,16 @@ def test_registering_with_the_null_backend_loads_only_that_backend(hello_folder:
 
 
 @pytest.fixture(scope="module")
-def hello(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+def hello_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _, path = generate(HELLO, tmp_path_factory.mktemp("hello2"))
-    return load(path)
+    return path
+
+
+@pytest.fixture
+def hello(hello_path: Path) -> ModuleType:
+    """The generated module imported afresh for each test: reading a lazy GUID replaces it
+    in its class, and registering changes the provider's state."""
+    return load(hello_path)
 
 
 def test_a_guid_constant_reads_as_its_uuid(hello: ModuleType) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from codegen_helpers import HELLO, generate, load
 
+from conftest import slow
 from etwmc.runtime import EventRecord, ProviderRuntime, pack_descriptor, read_events
 from etwmc.runtime.backends import delivery
 from etwmc.runtime.backends.inproc import InProcBackend
@@ -57,6 +58,7 @@ def _writers(
     return stop, threads
 
 
+@slow
 def test_after_stop_the_file_holds_every_event_the_session_took(tmp_path: Path) -> None:
     backend = InProcBackend()
     provider = ProviderRuntime(GUID, "Races").register(backend)
@@ -124,6 +126,7 @@ def test_event_file_writer_counts_what_each_failed_write_cost(tmp_path: Path) ->
     assert failures >= 1 and writer.count == writer.lost == 1_000
 
 
+@slow
 def test_start_helpers_never_write_an_event_without_its_payload(tmp_path: Path) -> None:
     """start_<Event> while a session enables and disables the provider: every event
     written carries its fields (the enable flag is read once per call)."""

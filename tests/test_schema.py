@@ -231,6 +231,15 @@ def test_messages_say_what_would_be_right() -> None:
     assert "true, false, 1 or 0" in message("schema_bad_boolean.man")
 
 
+@pytest.mark.parametrize(("mask", "hint"), [("8", "write it as 0x8"), ("²", None), ("٣", None)])
+def test_a_decimal_mask_is_hinted_only_in_ascii_digits(mask: str, hint: str | None) -> None:
+    # "²" and "٣" are digits to str.isdigit(); the first of them is no number to int().
+    text = (INVALID / "schema_bad_hex_mask.man").read_text(encoding="utf-8")
+    doc = _parsed(text.replace('mask="8"', f'mask="{mask}"'), "mask.man")
+    (first, *_) = [d for d in schema_diagnostics(doc) if d.span.line == 10]
+    assert first.code == "ETW121" and first.hint == hint
+
+
 def test_thousands_of_unknown_attributes_are_summed_up(monkeypatch: pytest.MonkeyPatch) -> None:
     """A generated file with 50,000 stray attributes on one element: the first ten are
     reported one by one, the rest in one diagnostic, and the work per attribute does

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CORPUS, GOLDEN, corpus_files, expected_failures
+from conftest import CORPUS, GOLDEN, corpus_files, expected_failures, sized_cases
 from etwmc import winmeta as wm
 from etwmc.model import Manifest
 from etwmc.validate import check_file
@@ -127,7 +127,7 @@ _WINMETA_TEXTS = {
 _VALID = [p for p in corpus_files() if p.name not in expected_failures()]
 
 
-@pytest.mark.parametrize("path", _VALID, ids=[p.name for p in _VALID])
+@pytest.mark.parametrize("path", sized_cases(_VALID))
 def test_corpus_manifest_produces_all_binary_outputs(path: Path) -> None:
     manifest = _model(path)
     outputs = binary_outputs(manifest, "x", version=5)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import slow
 from etwmc import winmeta as wm
 from etwmc.model import (
     Channel,
@@ -173,6 +174,7 @@ def providers(draw: st.DrawFn) -> Provider:
     )
 
 
+@slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(providers(), max_size=3), st.sampled_from([3, 5]))
 def test_any_model_encodes(provs: list[Provider], version: int) -> None:

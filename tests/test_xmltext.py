@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
+from conftest import slow
 from etwmc.wevt.xmltext import first_bad_char, is_ncname, is_qname, is_uri_reference, utf16_offset
 
 
@@ -42,6 +43,7 @@ _EDGES = "aZ_-.09:\xb7\xc0\xd7\xf7\u0300\u037e\u2070\u203f\u3000\ufdd0\ufffe\x01
 _chars = st.one_of(st.sampled_from(list(_EDGES)), st.characters())
 
 
+@slow
 @settings(max_examples=1500, deadline=None, derandomize=True)
 @given(st.text(_chars, max_size=6))
 def test_ncname_is_what_lxml_takes_as_a_tag(name: str) -> None:
@@ -63,6 +65,7 @@ def test_what_xml_text_cannot_hold(ch: str) -> None:
 _URI_ALPHABET = "aA0:/?#[]@!$&'()*+,;=-._~% \"<>\\^`{|}\xe9"
 
 
+@slow
 @settings(max_examples=3000, deadline=None, derandomize=True)
 @given(st.text(st.sampled_from(list(_URI_ALPHABET)), max_size=12))
 def test_every_uri_reference_is_accepted_by_lxml(uri: str) -> None:

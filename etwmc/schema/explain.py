@@ -449,7 +449,9 @@ def _word_value(
         )
     if type_name in _HEX_DIGITS:
         digits = _HEX_DIGITS[type_name]
-        hint = f"write it as 0x{int(value):X}" if value.strip().isdigit() else None
+        # ASCII digits only: str.isdigit() takes "²", which int() refuses.
+        decimal = re.fullmatch(r"\s*([0-9]+)\s*", value)
+        hint = f"write it as 0x{int(decimal[1]):X}" if decimal else None
         return (
             E_BAD_HEX,
             f"{what} is not a hexadecimal number written 0x followed by 1 to {digits} hex digits",
