@@ -56,6 +56,7 @@ from lxml import etree
 
 from .codes import E_WALK
 from .diagnostics import Diagnostic, Span, diag
+from .regularfile import NotRegularFile, kind_of_mode, open_regular
 from .winmeta import ASM_NS, EVENTS_NS
 
 if TYPE_CHECKING:
@@ -76,8 +77,6 @@ _MC_STATEMENT = re.compile(
 _SNIFF_BYTES = 1 << 20  # how far to read for the root (and an assembly's instrumentation)
 _ROOT = f"{{{EVENTS_NS}}}instrumentationManifest"
 _ASSEMBLY = f"{{{ASM_NS}}}assembly"
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX: opening a FIFO does not wait for a writer
-_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows
 
 _Ignores = list[tuple[Path, "GitIgnoreSpec"]]
 
@@ -216,20 +215,6 @@ def _kind_of(path: str | Path) -> str | OSError:
     return kind_of_mode(mode)
 
 
-def kind_of_mode(mode: int) -> str:
-    """What a file of ``mode`` that is not a regular file is, in words."""
-    for test, word in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-    ):
-        if test(mode):
-            return word
-    return "a special file"
-
-
 def _as_searched(path: Path, exclude: Sequence[str], problems: list[Diagnostic]) -> list[Path]:
     """``[path]`` when a search of the current folder would find it (of the folder that
     holds it, for a path outside), else ``[]``; problems as the search reports them."""
@@ -340,21 +325,13 @@ class _NotThere(Exception):
 
 
 def _head(path: Path) -> bytes:
-    """The first bytes of a regular file.  Opened without blocking and checked on the
-    open descriptor, so a FIFO put in the file's place cannot make the search wait."""
+    """The first bytes of a regular file (never waiting on a FIFO put in its place)."""
     try:
-        fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_BINARY)
-    except (FileNotFoundError, NotADirectoryError):
+        f = open_regular(path)
+    except (FileNotFoundError, NotADirectoryError, NotRegularFile):
         raise _NotThere from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise _NotThere
-        if _O_NONBLOCK:
-            os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(_SNIFF_BYTES)
-    finally:
-        os.close(fd)
+    with f:
+        return f.read(_SNIFF_BYTES)
 
 
 def root_verdict(data: bytes) -> bool | None:

@@ -19,13 +19,13 @@ Outputs are :mod:`etwmc.writer`'s: an output that cannot be written is a failed 
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Sequence
 from typing import BinaryIO, Literal
 
 from .codes import E_BLOB, E_EVENTS, E_MESSAGES, Code
 from .diagnostics import Diagnostic, Span, diag
 from .model import Manifest
+from .regularfile import NotRegularFile, open_regular
 
 # mc's largest blobs are a few MiB; a binary input is read whole, so it is bounded.
 MAX_BINARY = 64 * 1024 * 1024
@@ -40,23 +40,11 @@ class UsageError(Exception):
 def open_input(path: str | os.PathLike[str]) -> BinaryIO:
     """Open a file named on the command line for reading; :class:`UsageError` when it
     cannot be (see the module docstring)."""
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError as e:
-        raise UsageError(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise UsageError(f"cannot read {os.fspath(path)}: it is {kind}")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
+        return open_regular(path)
+    except OSError as e:  # NotRegularFile says what the path is instead
+        why = str(e) if isinstance(e, NotRegularFile) else e.strerror or str(e)
+        raise UsageError(f"cannot read {os.fspath(path)}: {why}") from None
 
 
 def require_input(path: str | os.PathLike[str]) -> None:

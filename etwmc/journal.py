@@ -40,17 +40,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .record import Record
+from .regularfile import open_regular
 
 JOURNAL_PREFIX = ".etwmc-journal-"
 LOCK_NAME = ".etwmc-lock"
 _BINARY = getattr(os, "O_BINARY", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _HEX = frozenset("0123456789abcdef")
 # A journal lists names and hashes: a few hundred bytes per file.  A larger file of
 # that name is not one etwmc wrote.
@@ -64,39 +63,24 @@ def read_regular(path: Path, limit: int | None = None) -> bytes | None:
     """The content of ``path`` (through symbolic links) when it is a regular file of at
     most ``limit`` bytes, else None.  Anything else is never opened for reading."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | _BINARY | _NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        try:
-            st = os.fstat(f.fileno())
-            if not stat.S_ISREG(st.st_mode) or (limit is not None and st.st_size > limit):
+        with open_regular(path) as f:
+            if limit is not None and os.fstat(f.fileno()).st_size > limit:
                 return None
             return f.read()
-        except OSError:
-            return None
+    except OSError:
+        return None
 
 
 def hash_regular(path: Path) -> str | None:
     """SHA-256 of a regular file's content (read in pieces), else None."""
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        fd = os.open(path, os.O_RDONLY | _BINARY | _NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        try:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
+        with open_regular(path) as f:
             h = hashlib.sha256()
             while chunk := f.read(1 << 20):
                 h.update(chunk)
             return h.hexdigest()
-        except OSError:
-            return None
+    except OSError:
+        return None
 
 
 def sha256(data: bytes) -> str:

@@ -14,8 +14,6 @@ component manifest ``<assembly>`` that wraps ``<instrumentation>`` and
 from __future__ import annotations
 
 import codecs
-import os
-import stat
 from pathlib import Path
 
 from lxml import etree
@@ -34,7 +32,7 @@ from .codes import (
     N_NO_EVENTS,
 )
 from .diagnostics import Diagnostic, Span, diag
-from .discover import kind_of_mode
+from .regularfile import NotRegularFile, open_regular
 from .winmeta import ASM_NS, EVENTS_NS
 
 MAX_BYTES = 64 * 1024 * 1024
@@ -163,31 +161,12 @@ def _find_attr(text: str, attr: str, start: int) -> int:
     return -1
 
 
-class NotRegularFile(OSError):
-    """The path names a FIFO, socket, device or folder: reading it could block forever
-    or never end, so it is refused before any byte is read."""
-
-
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # absent on Windows, where FIFOs don't exist
-_O_BINARY = getattr(os, "O_BINARY", 0)
-
-
 def read_regular_file(path: str | Path, limit: int) -> bytes:
     """The bytes of ``path`` (at most ``limit`` + 1 of them, so callers can tell an
-    oversized file), refusing anything that is not a regular file.  The file is opened
-    without blocking and checked on the open descriptor, so a FIFO put in its place
-    after a check cannot make this hang."""
-    fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_BINARY)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(f"it is {kind_of_mode(mode)}, not a regular file")
-        if _O_NONBLOCK:
-            os.set_blocking(fd, True)
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(limit + 1)
-    finally:
-        os.close(fd)
+    oversized file), refusing anything that is not a regular file
+    (:class:`~etwmc.regularfile.NotRegularFile`, without waiting on a FIFO)."""
+    with open_regular(path) as f:
+        return f.read(limit + 1)
 
 
 def read_bytes(path: str | Path) -> tuple[bytes | None, list[Diagnostic]]:

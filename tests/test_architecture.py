@@ -59,8 +59,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.payloadvalues",),
     # Standard library only, for both worlds: the win: tables and type codes, the
     # provider-traits blob, the event descriptor, the SHA-1 and SHA-256 digests outputs
-    # depend on.
-    ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest"),
+    # depend on, the opening of a file that must be a regular file.
+    ("etwmc.winmeta", "etwmc.traits", "etwmc.eventdescriptor", "etwmc.digest", "etwmc.regularfile"),
     ("etwmc.record",),  # standard library only: the one way records are declared
     ("etwmc",),
 )
