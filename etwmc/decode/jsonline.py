@@ -133,12 +133,8 @@ class JsonLines:
         rest += self.end
 
         def bare(t: int | None, pid: int | None, tid: int | None) -> str:
-            if t is not None and stamps.low <= t < stamps.high:  # as stamps.json(t)
-                stamp = f'"{stamps.second_text}{t - stamps.low:07d}Z"'
-            else:
-                stamp = stamps.json(t)
             return (
-                f'{start}{stamp},"pid":{"null" if pid is None else pid},'
+                f'{start}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
                 f'"tid":{"null" if tid is None else tid}{rest}'
             )
 
