@@ -238,9 +238,7 @@ class TraceDecoder:
                         writers[rec[0]] = found
                 c, name, write = found
                 if c is not None:  # else a provider not asked for
-                    c.passed += 1
-                    if name:
-                        c.name = name
+                    _count_pass(c, name)
                     yield write(rec[1], rec[2], rec[3])
                 continue
             ev = self.event(rec)
