@@ -420,18 +420,18 @@ class EtlReader:
 
     def _classic_pass(self, data: bytes, pos: int) -> PassRecord:
         _, _, opcode, level, version, tid, pid, t, guid = _CLASSIC.unpack_from(data, pos)
-        time = self._base + t * 10_000_000 // self._frequency
-        return _new(PassRecord, ((guid, opcode, level, version & 0xFF), time, pid, tid))
+        return _new(PassRecord, ((guid, opcode, level, version & 0xFF), self._time(t), pid, tid))
 
     def _classic(self, data: bytes, pos: int, size: int, head: int, at: int) -> Record:
-        _, _, opcode, level, version, tid, pid, t, guid = _CLASSIC.unpack_from(data, pos)
+        kind, time, pid, tid = self._classic_pass(data, pos)
+        provider, descriptor = pass_kind(kind)
         ptr = 8 if (data[pos + 2] in (0x14, 0x15)) else 4
         return Record(
             offset=at,
             classic=True,
-            provider=guid,
-            descriptor=EventDescriptor(0, version & 0xFF, 0, level, opcode),
-            time=self._base + t * 10_000_000 // self._frequency,
+            provider=provider,
+            descriptor=descriptor,
+            time=time,
             pid=pid,
             tid=tid,
             activity=_NO_GUID,
