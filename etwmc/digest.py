@@ -9,6 +9,7 @@ lets them run where the security policy (FIPS mode) refuses SHA-1.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 
 
 def sha1(data: bytes) -> bytes:
@@ -17,6 +18,14 @@ def sha1(data: bytes) -> bytes:
 
 def sha256(data: bytes) -> bytes:
     return hashlib.sha256(data, usedforsecurity=False).digest()
+
+
+def sha256_of_pieces(pieces: Iterable[bytes]) -> bytes:
+    """The SHA-256 of the pieces one after another (a file read in parts)."""
+    h = hashlib.sha256(usedforsecurity=False)
+    for piece in pieces:
+        h.update(piece)
+    return h.digest()
 
 
 def sha256_hex(data: bytes) -> str:

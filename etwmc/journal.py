@@ -37,13 +37,14 @@ Devices, FIFOs and sockets are never opened for reading here: :func:`read_regula
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
+from . import digest
+from .digest import sha256_of_pieces
 from .record import Record
 from .regularfile import open_regular
 
@@ -75,16 +76,13 @@ def hash_regular(path: Path) -> str | None:
     """SHA-256 of a regular file's content (read in pieces), else None."""
     try:
         with open_regular(path) as f:
-            h = hashlib.sha256()
-            while chunk := f.read(1 << 20):
-                h.update(chunk)
-            return h.hexdigest()
+            return sha256_of_pieces(iter(lambda: f.read(1 << 20), b"")).hex()
     except OSError:
         return None
 
 
 def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return digest.sha256(data).hex()
 
 
 def plain_name(name: object) -> bool:
