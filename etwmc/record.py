@@ -28,8 +28,8 @@ Standard library only: the runtime's world may import it.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
-from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform
 
 __all__ = ["FrozenRecordError", "Record", "field", "fields", "replace"]
@@ -142,7 +142,7 @@ class _RecordType(type):
         cls._record_defaults = inherited_defaults | body.defaults
         cls._record_factories = inherited_factories | body.factories
         cls._record_kw_only = kw_only
-        cls._record_key = attrgetter(*compared) if compared else (lambda record: ())
+        cls._record_key = operator.attrgetter(*compared) if compared else (lambda record: ())
         if not kw_only:
             optional = cls._record_defaults.keys() | cls._record_factories.keys()
             required = [n for n in names if n not in optional]
@@ -165,19 +165,16 @@ class _RecordType(type):
 
 
 def _comparison(method: str) -> Callable[[Any, Any], Any]:
-    compare = getattr(tuple, method)
+    compare = getattr(operator, method)  # operator.__lt__ ...
 
     def compared(self: Record, other: Any) -> Any:
         if type(other) is not type(self):
             return NotImplemented
-        return compare(_values(self), _values(other))
+        key = type(self)._record_key  # the compared fields, as equality and hashing use
+        return compare(key(self), key(other))
 
     compared.__name__ = method
     return compared
-
-
-def _values(record: Record) -> tuple[Any, ...]:
-    return tuple(getattr(record, name) for name in type(record)._record_compared)
 
 
 def _initializer(cls: _RecordType) -> Callable[..., None]:
