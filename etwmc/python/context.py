@@ -37,7 +37,7 @@ from ..winmeta import LEVELS, OPCODES
 from . import docstrings, layout
 from .imports import Imports
 from .literals import pybytes, pystr
-from .payload import ParamCtx, Plan, call, plan_template, template_problems
+from .payload import Plan, call, plan_template, template_problems
 from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
@@ -68,13 +68,29 @@ class EventCtx(Record):
     is_enabled_head: str
     flag: str
     runtime: str
-    params: list[ParamCtx]
+    signature: str  # the parameters' lines in a signature (each line ends with \n)
     spec: str | None  # name of the template's field-spec global (None: no payload)
     encoder: list[str]  # the statements that encode the payload (none without one)
     fail: str  # the `raise _fail(...)` statement of a failed encoding
     doc: str  # the write function's docstring, laid out
     start_call: str  # the return statement of the start_ function
     stop_call: str  # the return statement of the stop_ function
+
+
+class _Shape:
+    """What the events of one template share in the module, made once per template:
+    its plan, the parameters' lines in a signature, their names, the Args paragraph of
+    the write function's docstring and the statements that encode the payload."""
+
+    __slots__ = ("plan", "signature", "names", "args_doc", "encoder")
+
+    def __init__(self, plan: Plan | None, imports: Imports) -> None:
+        params = plan.params if plan else []
+        self.plan = plan
+        self.signature = "".join(f"{p.text}\n" for p in params)
+        self.names = [p.name for p in params]
+        self.args_doc = _args_doc(plan)
+        self.encoder = plan.encoder(imports) if plan else []
 
 
 class ProviderCtx(Record):
@@ -240,9 +256,10 @@ def _event_doc(
     names: EnumNames,
     plan: Plan | None,
     ns: str,
+    args: str,
 ) -> str:
     """The write function's docstring: the event, its message, where it goes, its
-    parameters."""
+    parameters (``args``: :func:`_args_doc` of ``plan``)."""
     paragraphs: list[str | list[str]] = []
     text = manifest.text(ev.message)
     if text:
@@ -264,11 +281,16 @@ def _event_doc(
             f"(The enums of {ns} name these values.)",
         ]
     )
+    summary = f"Write the {ident} event (id {ev.value}, version {ev.version})."
+    return docstrings.docstring("    ", summary, paragraphs, args)
+
+
+def _args_doc(plan: Plan | None) -> str:
+    """The Args paragraph of a write function's docstring: the same for every event of
+    a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
     args = [f"    {p.name}: {p.doc}" for p in (plan.params if plan else [])]
     args.append("    activity_id, related_activity_id: see the module's docstring.")
-    paragraphs.append(["Args:", *args])
-    summary = f"Write the {ident} event (id {ev.value}, version {ev.version})."
-    return docstrings.docstring("    ", summary, paragraphs)
+    return docstrings.paragraphs_text("    ", [["Args:", *args]])
 
 
 # --------------------------------------------------------------------------- module
@@ -310,7 +332,8 @@ def _build(
     imp = Imports()
     structs: dict[str, str] = {}
     aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
-    plans: dict[int, Plan] = {}  # id(template) -> its plan
+    shapes: dict[int, _Shape] = {}  # id(template) -> what its events share
+    no_payload = _Shape(None, imp)
     checked: set[int] = set()  # id(template), when not rendering
     specs: list[SpecCtx] = []
     all_flags: list[str] = []
@@ -366,14 +389,18 @@ def _build(
                 continue
             spec: str | None = None
             plan: Plan | None = None
+            shape = no_payload
             if ev.template is not None and ev.template.items:
-                plan = plans.get(id(ev.template))
-                if plan is None:
+                shape = shapes.get(id(ev.template)) or no_payload
+                if shape is no_payload:
                     where = f"template {ev.template.tid!r}"
-                    plan = plans[id(ev.template)] = plan_template(
+                    plan = plan_template(
                         ev.template, f"_T{len(specs)}", where, structs, aliases, diags, imp, maps
                     )
+                    shape = shapes[id(ev.template)] = _Shape(plan, imp)
                     specs.append(SpecCtx(plan.name, plan.spec))
+                plan = shape.plan
+                assert plan is not None
                 spec = plan.name
             layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
@@ -385,10 +412,6 @@ def _build(
                 f"    keyword={keyword},"
             )
             write, is_enabled, start, stop = _claim_functions(mod, ident, d7.opcode)
-            for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
-                imp.use(name)
-            imp.use("_keyword_only")
-            values = plan.params if plan else []
             if spec is not None:
                 imp.use("_ENCODING_ERRORS")
             if start or stop:
@@ -406,9 +429,9 @@ def _build(
                     is_enabled_head=layout.is_enabled(is_enabled),
                     flag=flags[bit],
                     runtime=runtime,
-                    params=values,
+                    signature=shape.signature,
                     spec=spec,
-                    encoder=plan.encoder(imp) if plan else [],
+                    encoder=shape.encoder,
                     fail=call(
                         "        ",
                         f"raise {imp.use('_fail')}",
@@ -417,23 +440,28 @@ def _build(
                     )
                     if spec and plan
                     else "",
-                    doc=_event_doc(manifest, ev, ident, d7, enum_names, plan, ns),
+                    doc=_event_doc(manifest, ev, ident, d7, enum_names, plan, ns, shape.args_doc),
                     start_call=call(
                         "    ",
                         f"return {imp.use('_start')}",
-                        [flags[bit], write, "related_activity_id", *(v.name for v in values)],
+                        [flags[bit], write, "related_activity_id", *shape.names],
                     )
                     if start
                     else "",
                     stop_call=call(
                         "    ",
                         f"return {imp.use('_stop')}",
-                        [flags[bit], write, "activity", *(v.name for v in values)],
+                        [flags[bit], write, "activity", *shape.names],
                     )
                     if stop
                     else "",
                 )
             )
+        if events:
+            # What every event's statements use (see the template).
+            for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
+                imp.use(name)
+            imp.use("_keyword_only")
         name = pystr(p.name)
         group = p.traits.group_guid if p.traits else None
         providers.append(

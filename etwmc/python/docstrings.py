@@ -32,15 +32,40 @@ def message(text: str, names: Sequence[str]) -> str:
     return shown(text, lambda n: "{" + names[n - 1] + "}" if n <= count else f"%{n}")
 
 
-def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
+def docstring(
+    indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]], tail: str = ""
+) -> str:
     """The docstring literal at ``indent``: ``summary`` (one line), then each paragraph:
-    a string (wrapped), or lines kept as they are (their own indentation too).  Every
-    line is escaped (which leaves fixed text and identifiers as they are); the closing
-    quotes go on a line of their own, so the docstring ends with no manifest character."""
+    a string (wrapped), or lines kept as they are (their own indentation too), then
+    ``tail`` (what :func:`paragraphs_text` made of the paragraphs that end it, when many
+    docstrings end alike: made once).  Every line is escaped (which leaves fixed text
+    and identifiers as they are); the closing quotes go on a line of their own, so the
+    docstring ends with no manifest character."""
     quote = '"'
-    # Each line as (what goes before its text, its text): the texts are escaped together.
-    heads = [f"{indent}{quote * 3}"]
-    texts = [summary]
+    heads, texts = _lines(indent, paragraphs, [f"{indent}{quote * 3}"], [summary])
+    lines = [h + t for h, t in zip(heads, escaped_lines(texts, quote), strict=True)]
+    if tail:
+        lines.append(tail)
+    lines.append(f"{indent}{quote * 3}")
+    return "\n".join(lines)
+
+
+def paragraphs_text(indent: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
+    """The lines :func:`docstring` writes for ``paragraphs`` (each after a blank line),
+    escaped and joined: a ``tail`` for it.  Each line is escaped on its own, so the
+    lines are the same made here or there."""
+    heads, texts = _lines(indent, paragraphs, [], [])
+    return "\n".join(h + t for h, t in zip(heads, escaped_lines(texts, '"'), strict=True))
+
+
+def _lines(
+    indent: str,
+    paragraphs: Sequence[str | Sequence[str]],
+    heads: list[str],
+    texts: list[str],
+) -> tuple[list[str], list[str]]:
+    """``heads`` and ``texts`` with each line of ``paragraphs`` added, as (what goes
+    before its text, its text): the texts are escaped together."""
     for p in paragraphs:
         heads.append("")
         texts.append("")
@@ -60,6 +85,4 @@ def docstring(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str
                 lead = " " * (len(line) - len(line.lstrip(" "))) if text else ""
                 heads.append(f"{indent}{lead}" if text else "")
                 texts.append(text)
-    lines = [h + t for h, t in zip(heads, escaped_lines(texts, quote), strict=True)]
-    lines.append(f"{indent}{quote * 3}")
-    return "\n".join(lines)
+    return heads, texts

@@ -24,14 +24,6 @@ def _macro_encode(ev: Any) -> str:
     return "".join(_o)
 
 
-def _macro_params(ev: Any) -> str:
-    _o: list[str] = []
-    _w = _o.append
-    for p in ev.params:
-        _w(f"{p.text!s}\n")
-    return "".join(_o)
-
-
 def render(*, m: Any) -> str:
     _o: list[str] = []
     _w = _o.append
@@ -101,8 +93,8 @@ def render(*, m: Any) -> str:
             for f in p.flags:
                 _w(f"    global {f!s}\n")
             _w(f"    flags = compute_flags({p.pairs_name!s}, state)\n")
-            for _i10, f in enumerate(p.flags):
-                _w(f"    {f!s} = flags[{_i10!s}]\n")
+            for _i9, f in enumerate(p.flags):
+                _w(f"    {f!s} = flags[{_i9!s}]\n")
         else:
             _w("    pass  # the provider has no event to enable\n")
         _w(
@@ -143,11 +135,11 @@ def render(*, m: Any) -> str:
                 "\n"
                 f"{e.head!s}\n"
             )
-            _empty13 = True
+            _empty12 = True
             for member in e.members:
-                _empty13 = False
+                _empty12 = False
                 _w(f"{member!s}\n")
-            if _empty13:
+            if _empty12:
                 _w("        pass\n")
         for ev in p.events:
             _w(
@@ -163,7 +155,7 @@ def render(*, m: Any) -> str:
                 "\n"
                 "\n"
                 f"def {ev.write!s}(\n"
-                f"{_macro_params(ev)!s}    _kw: _KeywordOnly = _KW,\n"
+                f"{ev.signature!s}    _kw: _KeywordOnly = _KW,\n"
                 "    activity_id: uuid.UUID | None = None,\n"
                 "    related_activity_id: uuid.UUID | None = None,\n"
                 ") -> int:\n"
@@ -185,7 +177,7 @@ def render(*, m: Any) -> str:
                     "\n"
                     "\n"
                     f"def {ev.start!s}(\n"
-                    f"{_macro_params(ev)!s}    *,\n"
+                    f"{ev.signature!s}    *,\n"
                     "    related_activity_id: uuid.UUID | None = None,\n"
                     ") -> Activity:\n"
                     "    \"\"\"Start an activity: a new activity id becomes current, then this event is\n"
@@ -199,7 +191,7 @@ def render(*, m: Any) -> str:
                     "\n"
                     "\n"
                     f"def {ev.stop!s}(\n"
-                    f"{_macro_params(ev)!s}    *,\n"
+                    f"{ev.signature!s}    *,\n"
                     "    activity: Activity,\n"
                     ") -> int:\n"
                     f"    \"\"\"Write this event with ``activity``'s id, as {ev.write!s} writes it, then end\n"
