@@ -90,6 +90,9 @@ def paragraphs_text(indent: str, paragraphs: Sequence[str | Sequence[str]]) -> s
     """The lines :func:`docstring` writes for ``paragraphs`` (each after a blank line),
     escaped and joined: a ``tail`` for it.  Each line is escaped on its own, so the
     lines are the same made here or there."""
+    body = _plain(indent, "", paragraphs)
+    if body is not None:
+        return body[1:]  # without the line break that would end the summary
     heads, texts = _lines(indent, paragraphs, [], [])
     return "\n".join(h + t for h, t in zip(heads, escaped_lines(texts, '"'), strict=True))
 
