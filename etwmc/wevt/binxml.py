@@ -355,36 +355,44 @@ def _name_bytes(name: str) -> bytes:
 _OPEN: Final = bytes((BX_OPEN_START,)) + struct.pack("<H", BX_NO_DEPENDENCY)
 _OPEN_ATTRS: Final = bytes((BX_OPEN_START | BX_MORE,)) + struct.pack("<H", BX_NO_DEPENDENCY)
 _STRING_VALUE: Final = struct.Struct("<BBH")
-_SUBSTITUTION: Final = struct.Struct("<BHB")
 _U32: Final = struct.Struct("<I")
+
+
+# The fixed bytes around an item's name and substitution, made once.
+_NAME_ATTRIBUTE_HEAD: Final = bytes((BX_ATTRIBUTE,)) + _name_bytes("Name")
+_SUBSTITUTED: Final = struct.Struct("<BBHBB")  # close start, substitution, end element
 
 
 def _name_attribute(value: str) -> bytes:
     """The attribute list of an element whose one attribute is ``Name="value"``."""
     data = _units(value)
-    entry = b"".join(
+    size = len(_NAME_ATTRIBUTE_HEAD) + _STRING_VALUE.size + len(data)
+    return b"".join(
         (
-            bytes((BX_ATTRIBUTE,)),
-            _name_bytes("Name"),
+            _U32.pack(size),
+            _NAME_ATTRIBUTE_HEAD,
             _STRING_VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2),
             data,
         )
     )
-    return _U32.pack(len(entry)) + entry
 
 
 def _item_element(tag: str, name: str | None, n: int, types: Sequence[int]) -> bytes:
     """``<tag [Name="name"]>%n</tag>``."""
-    body = b"".join(
+    tag_bytes = _name_bytes(tag)
+    attribute = _name_attribute(name) if name is not None else b""
+    size = len(tag_bytes) + len(attribute) + _SUBSTITUTED.size
+    return b"".join(
         (
-            _name_bytes(tag),
-            _name_attribute(name) if name is not None else b"",
-            bytes((BX_CLOSE_START,)),
-            _SUBSTITUTION.pack(BX_SUBSTITUTION, n - 1, types[n - 1]),
-            bytes((BX_END_ELEMENT,)),
+            _OPEN if name is None else _OPEN_ATTRS,
+            _U32.pack(size),
+            tag_bytes,
+            attribute,
+            _SUBSTITUTED.pack(
+                BX_CLOSE_START, BX_SUBSTITUTION, n - 1, types[n - 1], BX_END_ELEMENT
+            ),
         )
     )
-    return (_OPEN if name is None else _OPEN_ATTRS) + _U32.pack(len(body)) + body
 
 
 def _event_data_encoded(template: Template, types: Sequence[int]) -> tuple[str, bytes]:
