@@ -388,9 +388,7 @@ def _item_element(tag: str, name: str | None, n: int, types: Sequence[int]) -> b
             _U32.pack(size),
             tag_bytes,
             attribute,
-            _SUBSTITUTED.pack(
-                BX_CLOSE_START, BX_SUBSTITUTION, n - 1, types[n - 1], BX_END_ELEMENT
-            ),
+            _SUBSTITUTED.pack(BX_CLOSE_START, BX_SUBSTITUTION, n - 1, types[n - 1], BX_END_ELEMENT),
         )
     )
 
