@@ -235,6 +235,8 @@ def _specs(
     :func:`_problems` reports what this reports, in the same order."""
     names = {it.name: i for i, it in enumerate(items) if isinstance(it, Field)}
     counted = _referenced(items)
+    if items:
+        imports.use("_Field")
     specs: list[str] = []
     derived: list[bool] = []
     types: list[str] = []
@@ -264,19 +266,18 @@ def _specs(
                 types.append(_py_type(it, imports))
                 code_ = it.in_type.code
         args = [pystr(it.name), str(int(code_))]
-        for key, val in (
-            ("count_const", count),
-            ("count_ref", count_ref),
-            ("length_const", length),
-            ("length_ref", length_ref),
-        ):
-            if val != "None":
-                args.append(f"{key}={val}")
+        if count != "None":
+            args.append(f"count_const={count}")
+        if count_ref != "None":
+            args.append(f"count_ref={count_ref}")
+        if length != "None":
+            args.append(f"length_const={length}")
+        if length_ref != "None":
+            args.append(f"length_ref={length_ref}")
         if is_derived:
             args.append("derived=True")
         if isinstance(it, Field) and _utf8(it):
             args.append("utf8=True")
-        imports.use("_Field")
         if isinstance(it, Struct):
             # Exploded with magic trailing commas: black keeps this shape at any width.
             specs.append(f"{indent}_Field(")
