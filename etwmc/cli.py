@@ -94,9 +94,14 @@ def console() -> NoReturn:
     while they are imported and they are frozen out of its sight afterwards
     (:func:`_settle`), so no collection walks them again, at exit least of all; with
     bench/run.py that took about a tenth off lint's and compile's CPU time.  During the
-    command, :mod:`etwmc.gcpolicy` decides."""
+    command, :mod:`etwmc.gcpolicy` decides.  What the command leaves alive (a compiled
+    model, which the per-model caches keep) is frozen as well once it returns: the
+    collections of the interpreter's exit walked it all again, about a seventh of the
+    CPU time of a 50,000-event compile (bench/run.py's scale group)."""
     gc.disable()
-    sys.exit(main(after_imports=_settle))
+    status = main(after_imports=_settle)
+    gc.freeze()
+    sys.exit(status)
 
 
 def _settle(command: str) -> None:

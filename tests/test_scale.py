@@ -4,6 +4,8 @@ counted, garbage found), never as time: bench/run.py measures the time."""
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import textwrap
 import uuid
 from collections.abc import Iterator
@@ -138,6 +140,27 @@ def test_the_command_line_compiles_with_the_collector_off(
     assert cli.main(["compile", str(manifest), "-o", str(tmp_path)]) == 0
     assert seen == [False]
     assert gc.isenabled()  # a process that runs commands in turn gets it back
+
+
+def test_the_command_line_leaves_the_compiled_model_out_of_the_collections_at_exit(
+    tmp_path: Path,
+) -> None:
+    """The model a compile leaves alive (its per-model caches keep it to the end) is frozen
+    before the interpreter exits, whose collections would walk it all once more."""
+    probe = (
+        "import atexit, gc, sys\n"
+        "from etwmc import cli, model\n"
+        "def left() -> None:\n"
+        "    print(sum(type(o) is model.Event for o in gc.get_objects()))\n"
+        "atexit.register(left)\n"
+        f"sys.argv = ['etwmc', 'compile', {str(VALID / 'template_edges.man')!r}, '-o', "
+        f"{str(tmp_path)!r}]\n"
+        "cli.console()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0"]
+    assert any(tmp_path.glob("*.py"))  # the compile ran
 
 
 def _templates() -> list[Template]:
