@@ -432,21 +432,19 @@ def _build(
         for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
             if ev.not_logged:
                 continue
-            spec: str | None = None
-            plan: Plan | None = None
             shape = no_payload
             if ev.template is not None and ev.template.items:
-                shape = shapes.get(id(ev.template)) or no_payload
-                if shape is no_payload:
+                found = shapes.get(id(ev.template))
+                if found is None:
                     where = f"template {ev.template.tid!r}"
-                    plan = plan_template(
+                    planned = plan_template(
                         ev.template, f"_T{len(specs)}", where, structs, aliases, diags, imp, maps
                     )
-                    shape = shapes[id(ev.template)] = _Shape(plan, imp)
-                    specs.append(SpecCtx(plan.name, plan.spec))
-                plan = shape.plan
-                assert plan is not None
-                spec = plan.name
+                    found = shapes[id(ev.template)] = _Shape(planned, imp)
+                    specs.append(SpecCtx(planned.name, planned.spec))
+                shape = found
+            plan = shape.plan
+            spec = plan.name if plan else None
             layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1

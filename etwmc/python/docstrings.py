@@ -3,7 +3,8 @@
 A write function's docstring says what the event means and where it goes: its
 message with the field names in place of ``%1``..., its level, opcode, task, keywords
 and channel, and each parameter (its inType, its map's enum, its count or length
-field).  Manifest text reaches a docstring only through :func:`docstring`: whitespace
+field).  Manifest text reaches a docstring only through :func:`docstring` (and
+:func:`paragraphs_text`, for the paragraphs many docstrings share): whitespace
 becomes single spaces and every character that could end the string or start an
 escape is escaped as in :func:`.literals.pystr` (``"`` as ``\\"``, ``\\`` as ``\\\\``,
 anything outside printable ASCII as ``\\x``/``\\u``/``\\U``), so no text can close the
