@@ -1,5 +1,6 @@
-"""Parts of the outputs made once and shared, or laid out in one pass, are the same text
-and bytes as the general way makes them (bench/run.py's scale group measures the time)."""
+"""Parts of the outputs made once and shared are the text the whole would have been, and
+the binary pieces the WEVT and message-table writers assemble have their documented
+layout (bench/run.py's scale group measures the time)."""
 
 from __future__ import annotations
 
@@ -52,9 +53,7 @@ _TEXTS = [
 
 @pytest.mark.parametrize("indent", ["", "    "])
 @pytest.mark.parametrize("text", _TEXTS)
-def test_a_docstring_is_the_same_laid_out_in_one_pass_or_line_by_line(
-    indent: str, text: str
-) -> None:
+def test_a_docstring_escapes_and_lays_out_each_line_as_documented(indent: str, text: str) -> None:
     summary_texts = ["S.", text] if "\n" not in text else ["S.", text, "S\nT"]
     for summary in summary_texts:
         paragraphs: list[str | list[str]] = [

@@ -76,49 +76,6 @@ class EventCtx(Record):
     start_call: str  # the return statement of the start_ function
     stop_call: str  # the return statement of the stop_ function
 
-    def __init__(
-        self,
-        *,
-        ident: str,
-        write: str,
-        is_enabled: str,
-        start: str | None,
-        stop: str | None,
-        descriptor: str,
-        packed: str,
-        packed_assign: str,
-        is_enabled_head: str,
-        flag: str,
-        runtime: str,
-        signature: str,
-        spec: str | None,
-        encoder: list[str],
-        fail: str,
-        doc: str,
-        start_call: str,
-        stop_call: str,
-    ) -> None:
-        # Written out (etwmc.record): one per event, by keyword, the record's slow path.
-        init = object.__setattr__
-        init(self, "ident", ident)
-        init(self, "write", write)
-        init(self, "is_enabled", is_enabled)
-        init(self, "start", start)
-        init(self, "stop", stop)
-        init(self, "descriptor", descriptor)
-        init(self, "packed", packed)
-        init(self, "packed_assign", packed_assign)
-        init(self, "is_enabled_head", is_enabled_head)
-        init(self, "flag", flag)
-        init(self, "runtime", runtime)
-        init(self, "signature", signature)
-        init(self, "spec", spec)
-        init(self, "encoder", encoder)
-        init(self, "fail", fail)
-        init(self, "doc", doc)
-        init(self, "start_call", start_call)
-        init(self, "stop_call", stop_call)
-
 
 class _Shape:
     """What the events of one template share in the module, made once per template:

@@ -15,7 +15,6 @@ would be changed).
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Sequence
 
@@ -44,56 +43,18 @@ def docstring(
     and identifiers as they are); the closing quotes go on a line of their own, so the
     docstring ends with no manifest character."""
     quote = '"'
-    close = f"\n{tail}\n{indent}{quote * 3}" if tail else f"\n{indent}{quote * 3}"
-    body = _plain(indent, summary, paragraphs)
-    if body is not None:
-        return f"{indent}{quote * 3}{body}{close}"
     heads, texts = _lines(indent, paragraphs, [f"{indent}{quote * 3}"], [summary])
     lines = [h + t for h, t in zip(heads, escaped_lines(texts, quote), strict=True)]
-    return "\n".join(lines) + close
-
-
-def _plain(indent: str, summary: str, paragraphs: Sequence[str | Sequence[str]]) -> str | None:
-    """The summary and paragraphs as :func:`docstring` lays them out, when no character
-    needs an escape (nearly every docstring: checked once over the whole text, as
-    :func:`_lines` would lay it out); else None."""
-    if "\n" in summary:
-        return None
-    parts = [summary]
-    for p in paragraphs:
-        if isinstance(p, str):
-            text = " ".join(p.split())
-            if len(text) <= WIDTH - len(indent):
-                parts.append(f"\n\n{indent}{text}" if text else "\n")
-            else:
-                wrapped = textwrap.wrap(text, WIDTH - len(indent), break_on_hyphens=False)
-                parts.append("\n" + "".join(f"\n{indent}{line}" for line in wrapped))
-        else:
-            parts.append("\n")
-            for line in p:
-                text = " ".join(line.split())
-                if text:
-                    lead = " " * (len(line) - len(line.lstrip(" ")))
-                    parts.append(f"\n{indent}{lead}{text}")
-                else:
-                    parts.append("\n")
-    body = "".join(parts)
-    # The texts hold no line break (split on all whitespace; the summary checked):
-    # every character but the line breaks between them is the texts' or the indents'.
-    return body if _UNESCAPED_BODY.fullmatch(body) else None
-
-
-# literals._UNESCAPED_LINES['"']: printable ASCII but for the quote and the backslash.
-_UNESCAPED_BODY = re.compile(r"[ !#-\[\]-~\n]*")
+    if tail:
+        lines.append(tail)
+    lines.append(f"{indent}{quote * 3}")
+    return "\n".join(lines)
 
 
 def paragraphs_text(indent: str, paragraphs: Sequence[str | Sequence[str]]) -> str:
     """The lines :func:`docstring` writes for ``paragraphs`` (each after a blank line),
     escaped and joined: a ``tail`` for it.  Each line is escaped on its own, so the
     lines are the same made here or there."""
-    body = _plain(indent, "", paragraphs)
-    if body is not None:
-        return body[1:]  # without the line break that would end the summary
     heads, texts = _lines(indent, paragraphs, [], [])
     return "\n".join(h + t for h, t in zip(heads, escaped_lines(texts, '"'), strict=True))
 

@@ -167,14 +167,9 @@ STRUCT_PROPERTY: Final = _entry(
 def sized_string(s: str) -> bytes:
     """u32 total size (itself and padding included), UTF-16LE text, NUL, zeros to a
     multiple of 4: the names in CHAN, LEVL, OPCO, TASK, KEYW, MAPS, QTAB, TTBL, FLTR."""
-    data = s.encode("utf-16-le", "surrogatepass")
-    # The NUL and the padding: 2 bytes after an odd count of code units, else 4.
-    if len(data) & 2:
-        return _U32.pack(len(data) + 6) + data + b"\0\0"
-    return _U32.pack(len(data) + 8) + data + b"\0\0\0\0"
-
-
-_U32 = struct.Struct("<I")
+    data = s.encode("utf-16-le", "surrogatepass") + b"\0\0"
+    total = (4 + len(data) + 3) & ~3
+    return struct.pack("<I", total) + data + b"\0" * (total - 4 - len(data))
 
 
 def z_string(s: str) -> bytes:

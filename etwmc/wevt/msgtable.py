@@ -98,20 +98,13 @@ def encode_table(entries: Mapping[int, TableEntry]) -> bytes:
         while k < len(ids) and ids[k] <= hi:
             offset += entry_size(entries[ids[k]])
             k += 1
-    pack = _ENTRY_HEAD.pack
     for mid in ids:
         flags, data = entries[mid]
-        size = (4 + len(data) + 3) & ~3  # entry_size
+        size = entry_size(entries[mid])
         if size > MAX_ENTRY:
             raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
-        out += pack(size, flags)
-        out += data
-        out += _PADDING[size - 4 - len(data)]
+        out += struct.pack("<HH", size, flags) + data + b"\0" * (size - 4 - len(data))
     return bytes(out)
-
-
-_ENTRY_HEAD = struct.Struct("<HH")  # an entry's length and flags
-_PADDING = (b"", b"\0", b"\0\0", b"\0\0\0")
 
 
 def encode_messages(messages: Mapping[int, str]) -> bytes:
