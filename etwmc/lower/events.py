@@ -150,33 +150,48 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     level = task = opcode = None
     channel = template = None
     unresolved: set[str] = set()
-    # lxml builds nsmap anew from every ancestor on each access: read it once.
+    # lxml builds nsmap anew from every ancestor on each access: read it once.  Each
+    # reference is looked up in the provider's own items first; resolve() takes the
+    # rest (win: items, the task's opcodes, and what names nothing).
     nsmap = e.nsmap
     text = e.get("level")
     if text is not None:
-        level = resolve(cx, e, LEVEL, text, qname(nsmap, text), (s.levels,), unresolved)
+        key = qname(nsmap, text)
+        level = s.levels.by_key.get(key) or resolve(
+            cx, e, LEVEL, text, key, (s.levels,), unresolved
+        )
     text = e.get("task")
     if text is not None:
-        task = resolve(cx, e, TASK, text, qname(nsmap, text), (s.tasks,), unresolved)
+        key = qname(nsmap, text)
+        task = s.tasks.by_key.get(key) or resolve(cx, e, TASK, text, key, (s.tasks,), unresolved)
     text = e.get("opcode")
     if text is not None:
         own = s.task_opcodes.get(task.qname) if task is not None else None
         scopes = (s.opcodes,) if own is None else (own, s.opcodes)
         opcode = resolve(cx, e, OPCODE, text, qname(nsmap, text), scopes, unresolved)
-    keywords: list[Keyword] = []
+    keywords: tuple[Keyword, ...] = ()
     text = e.get("keywords")
     if text is not None:
+        found: list[Keyword] = []
+        declared = s.keywords.by_key
         for tok in text.split():
-            kw = resolve(cx, e, KEYWORDS, tok, qname(nsmap, tok), (s.keywords,), unresolved)
+            key = qname(nsmap, tok)
+            kw = declared.get(key) or resolve(cx, e, KEYWORDS, tok, key, (s.keywords,), unresolved)
             if kw is not None:
-                keywords.append(kw)
+                found.append(kw)
+        keywords = tuple(found)
     text = e.get("channel")
     if text is not None:
         tok = text.strip()
-        channel = resolve(cx, e, CHANNEL, tok, tok, (s.channels,), unresolved)
+        channel = s.channels.by_key.get(tok) or resolve(
+            cx, e, CHANNEL, tok, tok, (s.channels,), unresolved
+        )
     text = e.get("template")
     if text is not None:
-        template = resolve(cx, e, TEMPLATE, text, text.strip(), (s.templates,), unresolved)
+        tid = text.strip()
+        template = s.templates.by_key.get(tid) or resolve(
+            cx, e, TEMPLATE, text, tid, (s.templates,), unresolved
+        )
     return Event(
         value=cx.int_attr(e, "value", 0) or 0,
         version=cx.int_attr(e, "version", 0) or 0,
@@ -187,13 +202,16 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
         level=level,
         task=task,
         opcode=opcode,
-        keywords=tuple(keywords),
+        keywords=keywords,
         channel=channel,
         template=template,
         not_logged=parse_bool(e.get("notLogged")),
-        unresolved=frozenset(unresolved),
+        unresolved=frozenset(unresolved) if unresolved else _NONE_UNRESOLVED,
         span=cx.doc.span(e),
     )
+
+
+_NONE_UNRESOLVED: frozenset[str] = frozenset()
 
 
 def filter_(cx: Lowering, e: etree._Element, s: Scope) -> Filter:
