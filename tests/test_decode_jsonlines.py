@@ -12,6 +12,7 @@ import json
 import struct
 import uuid
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from unittest import mock
 
@@ -259,3 +260,50 @@ def test_timestamps_as_datetime_writes_them(times: list[int]) -> None:
         want = f'"{when:%Y-%m-%dT%H:%M:%S}.{frac:07d}Z"'
         assert stamps.json(t) == want
         assert json.loads(bare(t, 1, 2))["timestamp"] == want[1:-1]
+
+
+PLAIN_MANIFEST = MANIFEST.replace(b' message="$(string.m)"', b"")
+
+
+def test_decoded_events_of_a_kept_route_are_written_without_an_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An event whose route is kept and whose fields its JSON plan writes is written
+    straight from the record: only the event that makes the route, and those the plan
+    cannot write (a payload cut short, fields too large), go through
+    TraceDecoder.event.  Its lines are the general path's."""
+    assert PLAIN_MANIFEST != MANIFEST
+    path = tmp_path / "plain.man"
+    path.write_bytes(PLAIN_MANIFEST)
+    model = load_manifest(str(path))[0]
+    assert model is not None
+    monkeypatch.setattr(trace_module, "MAX_EVENT_JSON", 40)
+    payload = struct.pack("<i", 5) + "x\0".encode("utf-16-le")
+    act = bytes(range(16))
+    records = [
+        record(1, 1, payload),  # makes the route
+        record(1, 1, payload, activity=act),
+        record(1, 1, payload, activity=act, related=act),
+        record(1, 1, payload + b"\0\0"),  # two bytes too many
+        record(1, 1, payload[:3]),  # cut short
+        record(1, 1, struct.pack("<i", 5) + ("y" * 40 + "\0").encode("utf-16-le")),  # too large
+        record(1, 1, payload),
+    ]
+    seen: list[Record] = []
+    general = TraceDecoder.event
+
+    def event(self: TraceDecoder, rec: Record) -> Any:
+        seen.append(rec)
+        return general(self, rec)
+
+    monkeypatch.setattr(TraceDecoder, "event", event)
+    lines = [json.loads(x) for x in TraceDecoder([model]).json_lines(records)]
+    assert seen == [records[0], records[4], records[5]]
+    assert [x["decoded"] for x in lines] == [True] * 4 + [False] * 2 + [True]
+    assert lines[1]["fields"] == {"Count": 5, "Text": "x"} and lines[1]["message"] is None
+    assert (
+        lines[2]["related_activity_id"] == lines[1]["activity_id"] == str(uuid.UUID(bytes_le=act))
+    )
+    assert lines[3]["trailing_bytes"] == 2 and "trailing_bytes" not in lines[6]
+    assert "'Count'" in lines[4]["error"] and "40 one event may write" in lines[5]["error"]
+    assert_same(records, [model])

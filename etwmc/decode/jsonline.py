@@ -106,6 +106,11 @@ def head_json(head: EventHead) -> tuple[str, str]:
 # Writes the line of an event of one head with no activity ids, not decoded, without
 # message or error (a record that passes through), from its time, pid and tid.
 BareLine = Callable[[int | None, int | None, int | None], str]
+# Writes the line of a decoded event of one head without a message, from its time, pid,
+# tid, activity ids, fields (JSON text) and trailing bytes.
+DecodedLine = Callable[[int | None, int | None, int | None, bytes, bytes, str, int], str]
+# a head, its line up to the timestamp's key, its kind's piece, and its two line writers
+_Pieces = tuple[EventHead, str, str, BareLine, DecodedLine]
 
 
 class JsonLines:
@@ -116,14 +121,20 @@ class JsonLines:
         self.stamps = stamps or Stamps()
         self.end = end
         # id of a head -> (the head, its pieces): the head is kept so its id stays its own
-        self._heads: dict[int, tuple[EventHead, str, str, BareLine]] = {}
+        self._heads: dict[int, _Pieces] = {}
 
-    def _head(self, head: EventHead) -> tuple[EventHead, str, str, BareLine]:
+    def _head(self, head: EventHead) -> _Pieces:
         found = self._heads.get(id(head))
         if found is not None and found[0] is head:
             return found
         start, kind = head_json(head)
-        found = (head, start, kind, self._bare(start, f'{_NO_IDS},{kind}false,"message":null}}'))
+        found = (
+            head,
+            start,
+            kind,
+            self._bare(start, f'{_NO_IDS},{kind}false,"message":null}}'),
+            self._decoded(start, f',{kind}true,"message":null,"fields":'),
+        )
         if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
             self._heads[id(head)] = found
         return found
@@ -140,11 +151,45 @@ class JsonLines:
 
         return bare
 
+    def _decoded(self, start: str, middle: str) -> DecodedLine:
+        stamps = self.stamps
+        close = "}" + self.end
+
+        def decoded(
+            t: int | None,
+            pid: int | None,
+            tid: int | None,
+            activity: bytes,
+            related: bytes,
+            fields: str,
+            trailing: int,
+        ) -> str:
+            if (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID):
+                ids = (
+                    f',"activity_id":{plain_json(stamps.guid(activity))},'
+                    f'"related_activity_id":{plain_json(stamps.guid(related))}'
+                )
+            else:
+                ids = _NO_IDS
+            tail = f',"trailing_bytes":{trailing}{close}' if trailing else close
+            return (
+                f'{start}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
+                f'"tid":{"null" if tid is None else tid}{ids}{middle}{fields}{tail}'
+            )
+
+        return decoded
+
     def bare_line(self, head: EventHead) -> BareLine:
         """What writes the line of an event of ``head`` with no activity ids, not
         decoded, without message or error (a record that passes through), and
         ``end``; a function of the event's time, pid and tid."""
         return self._head(head)[3]
+
+    def decoded_line(self, head: EventHead) -> DecodedLine:
+        """What writes the line of a decoded event of ``head`` without a message (its
+        fields given as JSON text), and ``end``; a function of the event's time, pid,
+        tid, activity ids, fields and trailing bytes."""
+        return self._head(head)[4]
 
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
@@ -153,6 +198,8 @@ class JsonLines:
         found = self._head(head)
         if not (ids or decoded or message is not None or error is not None):
             return found[3](t, pid, tid)
+        if decoded and message is None and fields is not None and error is None:
+            return found[4](t, pid, tid, activity, related, fields, trailing)
         stamps = self.stamps
         pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
         if ids:
