@@ -15,12 +15,12 @@ resolved, which the validator reports as an error).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from .diagnostics import NOWHERE, Span
-from .record import Record, field
+from .record import Record, field, fields
 from .winmeta import InType, OutType
 
 QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
@@ -169,6 +169,31 @@ class Field(Record, kw_only=True):
     count: Extent = None
     span: Span = NOWHERE
 
+    def __init__(
+        self,
+        *,
+        name: str,
+        in_type: InType | None,
+        in_type_text: str,
+        out_type: OutType | None = None,
+        out_type_text: str | None = None,
+        map: str | None = None,
+        length: Extent = None,
+        count: Extent = None,
+        span: Span = NOWHERE,
+    ) -> None:
+        # Written out (etwmc.record): one per <data> of every template.
+        s = _FIELD_SLOTS
+        s[0](self, name)
+        s[1](self, in_type)
+        s[2](self, in_type_text)
+        s[3](self, out_type)
+        s[4](self, out_type_text)
+        s[5](self, map)
+        s[6](self, length)
+        s[7](self, count)
+        s[8](self, span)
+
 
 class Struct(Record, kw_only=True):
     """A ``<struct>`` item of a template: named fields repeated together."""
@@ -190,6 +215,27 @@ class XmlNode(Record, kw_only=True):
     text: str | None = None
     children: tuple[XmlNode, ...] = ()
     tail: str | None = None
+
+    def __init__(
+        self,
+        *,
+        tag: QName,
+        prefix: str | None = None,
+        attrs: tuple[tuple[QName, str], ...] = (),
+        nsmap: tuple[tuple[str | None, str], ...] = (),
+        text: str | None = None,
+        children: tuple[XmlNode, ...] = (),
+        tail: str | None = None,
+    ) -> None:
+        # Written out (etwmc.record): one per element of every template's <UserData>.
+        s = _XML_NODE_SLOTS
+        s[0](self, tag)
+        s[1](self, prefix)
+        s[2](self, attrs)
+        s[3](self, nsmap)
+        s[4](self, text)
+        s[5](self, children)
+        s[6](self, tail)
 
 
 # The length field mc adds before the data of a template's ``<binary>`` item.
@@ -240,6 +286,43 @@ class Event(Record, kw_only=True):
     # rules about a missing level, channel, ... must not fire on those.
     unresolved: frozenset[str] = frozenset()
     span: Span = NOWHERE
+
+    def __init__(
+        self,
+        *,
+        value: int,
+        version: int = 0,
+        symbol: str | None = None,
+        name: str | None = None,
+        attributes: str | None = None,
+        message: str | None = None,
+        level: Level | None = None,
+        task: Task | None = None,
+        opcode: Opcode | None = None,
+        keywords: tuple[Keyword, ...] = (),
+        channel: Channel | None = None,
+        template: Template | None = None,
+        not_logged: bool = False,
+        unresolved: frozenset[str] = frozenset(),
+        span: Span = NOWHERE,
+    ) -> None:
+        # Written out (etwmc.record): one per <event> of a manifest.
+        s = _EVENT_SLOTS
+        s[0](self, value)
+        s[1](self, version)
+        s[2](self, symbol)
+        s[3](self, name)
+        s[4](self, attributes)
+        s[5](self, message)
+        s[6](self, level)
+        s[7](self, task)
+        s[8](self, opcode)
+        s[9](self, keywords)
+        s[10](self, channel)
+        s[11](self, template)
+        s[12](self, not_logged)
+        s[13](self, unresolved)
+        s[14](self, span)
 
     @property
     def keyword_mask(self) -> int:
@@ -334,10 +417,23 @@ class String(Record, kw_only=True):
 
     def __init__(self, *, id: str, value: str, span: Span = NOWHERE) -> None:
         # Written out (etwmc.record): one per string of every culture read.
-        object.__setattr__(self, "id", id)
-        object.__setattr__(self, "value", value)
-        object.__setattr__(self, "span", span)
+        s = _STRING_SLOTS
+        s[0](self, id)
+        s[1](self, value)
+        s[2](self, span)
 
+
+def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
+    """Each field's slot setter, in field order, for the records that write their
+    ``__init__`` out: a setter costs a third of ``object.__setattr__``, which looks the
+    slot up by name on every call."""
+    return tuple(vars(cls)[name].__set__ for name in fields(cls))
+
+
+_FIELD_SLOTS = _slot_setters(Field)
+_XML_NODE_SLOTS = _slot_setters(XmlNode)
+_EVENT_SLOTS = _slot_setters(Event)
+_STRING_SLOTS = _slot_setters(String)
 
 _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 

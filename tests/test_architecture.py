@@ -28,6 +28,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "etwmc"
 # siblings and import nothing from each other.
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("etwmc.__main__",),
+    ("etwmc.console",),  # the console script: turns the collector off, then loads the CLI
     ("etwmc.cli",),
     ("etwmc.commands",),  # one module per command: arguments, output, exit status
     ("etwmc.lsp",),  # the language server: on the validation pipeline, beside the commands

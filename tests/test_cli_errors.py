@@ -365,6 +365,43 @@ def test_the_console_entry_freezes_start_up_and_collects_as_the_command_needs(
     assert proc.stdout == f"{collects} True\n"
 
 
+def test_no_collection_runs_from_the_console_entry_to_the_end_of_a_lint(tmp_path: Path) -> None:
+    # The console script (etwmc.console) turns the collector off before the command
+    # line's modules load, so a lint runs start to end without one collection.
+    manifest = Path(__file__).resolve().parents[1] / "examples" / "hello.man"
+    code = (
+        "import atexit, gc, sys\n"
+        "from etwmc.console import console\n"
+        "runs = []\n"
+        "gc.callbacks.append(lambda phase, info: runs.append(info) if phase == 'start' else None)\n"
+        "atexit.register(lambda: print(len(runs)))\n"
+        f"sys.argv = ['etwmc', 'lint', '-q', {str(manifest)!r}]\n"
+        "console()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "0\n"
+
+
+def test_the_console_entry_module_loads_nothing_before_the_collector_is_off() -> None:
+    code = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "import etwmc.console\n"
+        "print(sorted(set(sys.modules) - before))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "['etwmc', 'etwmc.console', 'gc']\n"
+
+
+def test_the_installed_script_is_the_console_entry() -> None:
+    text = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'etwmc = "etwmc.console:console"' in text
+
+
 def test_python_dash_m_etwmc_is_the_console_entry() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "etwmc", "guid", "Etwmc-Test"],

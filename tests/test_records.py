@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from etwmc.diagnostics import Diagnostic, Severity, Span
+from etwmc.model import Event, Field, String, XmlNode
 from etwmc.options import CompileOptions, OptionsError
 from etwmc.record import FrozenRecordError, fields, replace
 from etwmc.selection import Selection
@@ -89,3 +90,13 @@ def test_options_are_checked_on_construction_and_on_replace() -> None:
         CompileOptions(python=False, binary=False)
     with pytest.raises(TypeError):
         CompileOptions(3)  # type: ignore[misc]  # keyword-only
+
+
+@pytest.mark.parametrize("cls", [Span, String, Field, XmlNode, Event])
+def test_written_out_constructors_set_each_field_from_its_own_argument(cls: type) -> None:
+    # These records write their __init__ out, one slot setter per field by position: a
+    # setter out of order would put one field's value in another.
+    values = {name: f"value of {name}" for name in fields(cls)}
+    built = cls(*values.values()) if cls is Span else cls(**values)
+    assert {name: getattr(built, name) for name in fields(cls)} == values
+    assert replace(built) == built

@@ -117,10 +117,11 @@ def check_string_refs(cx: Lowering, resources: tuple[Resources, ...]) -> None:
                 attr=attr,
                 hint=f'add <string id="{sid}" value="..."/> to its <stringTable>',
             )
-    used = {sid for sid, _, _ in cx.string_refs}
+    # The ids the primary culture answers, sorted once for every other culture.
+    used = sorted({sid for sid, _, _ in cx.string_refs if sid in primary.strings})
     for res in others:
-        for sid in sorted(used):
-            if sid in primary.strings and sid not in res.strings:
+        for sid in used:
+            if sid not in res.strings:
                 cx.diags.append(
                     diag(
                         W_MISSING_STRING,

@@ -167,7 +167,7 @@ def _xml_node(
     assert isinstance(tag, str)
     ns, _, name = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
     attrs = []
-    for k, v in e.attrib.items():
+    for k, v in e.items():  # as e.attrib.items(), without the mapping view
         kns, _, kname = k[1:].partition("}") if k.startswith("{") else ("", "", k)
         attrs.append(((kns, kname), v))
     return XmlNode(
