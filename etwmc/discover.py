@@ -178,7 +178,7 @@ def _candidate(path: Path, kind: str | OSError, problems: list[Diagnostic]) -> I
     elif suffix not in SEARCHED_SUFFIXES or kind in (_GONE, _LINKED_FOLDER):
         return
     elif kind == _FILE:
-        if is_message_text(path) if suffix == MESSAGE_TEXT_SUFFIX else is_manifest(path):
+        if _sniffed(path, suffix):
             yield path
     elif suffix in _OWN_SUFFIXES:
         problems.append(_unreadable(path, f"this is {kind}, not a regular file: not read"))
@@ -286,29 +286,21 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e)
 
 
-def is_manifest(path: Path) -> bool:
-    """Whether the file's root element says it is an instrumentation manifest."""
+def _sniffed(path: Path, suffix: str) -> bool:
+    """Whether a searched file is what its suffix promises: a manifest by its root
+    element (the undecided ``.man`` by its name), a message text file by its text (see
+    the module docstring).  A file that cannot be read counts when its suffix is one of
+    etwmc's own, so that the lint says why it cannot be read."""
     try:
         head = _head(path)
     except _NotThere:
         return False
     except OSError:
-        return path.suffix.lower() == ".man"
+        return suffix in _OWN_SUFFIXES
+    if suffix == MESSAGE_TEXT_SUFFIX:
+        return looks_like_message_text(head)
     verdict = root_verdict(head)
-    if verdict is None:
-        return path.suffix.lower() == ".man"
-    return verdict
-
-
-def is_message_text(path: Path) -> bool:
-    """Whether the file reads as a message text file (see the module docstring)."""
-    try:
-        head = _head(path)
-    except _NotThere:
-        return False
-    except OSError:
-        return True  # checked, so the lint says why it cannot be read
-    return looks_like_message_text(head)
+    return suffix == ".man" if verdict is None else verdict
 
 
 def looks_like_message_text(data: bytes) -> bool:
