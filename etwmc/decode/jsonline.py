@@ -185,12 +185,6 @@ class JsonLines:
         ``end``; a function of the event's time, pid and tid."""
         return self._head(head)[3]
 
-    def decoded_line(self, head: EventHead) -> DecodedLine:
-        """What writes the line of a decoded event of ``head`` without a message (its
-        fields given as JSON text), and ``end``; a function of the event's time, pid,
-        tid, activity ids, fields and trailing bytes."""
-        return self._head(head)[4]
-
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
         head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev

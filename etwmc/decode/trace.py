@@ -16,10 +16,9 @@ does not fit gets an ``error``; one without metadata neither: the summary counts
 
 What every record of one provider and descriptor shares is worked out once, as a
 :class:`Route`: its event head, how it decodes, its metadata and its count.
-:meth:`TraceDecoder.json_lines` writes the commonest lines straight from the record,
-without an Event: a record that passes through (a :class:`~.etl.PassRecord`, by a line
-writer per kind), and an event its route's JSON plan decodes (by a line writer per
-route).  The lines are the ones :meth:`TraceDecoder.events` and
+:meth:`TraceDecoder.json_lines` writes a record that passes through (a
+:class:`~.etl.PassRecord`) straight from the record, without an Event, by a line writer
+per kind; the lines are the ones :meth:`TraceDecoder.events` and
 :class:`~.jsonline.JsonLines` write (tests/test_decode_jsonlines.py holds them to it).
 """
 
@@ -229,16 +228,12 @@ class TraceDecoder:
         """The events as JSON lines (written by ``lines``: no line breaks unless it
         says so).  A :class:`~.etl.PassRecord` is written straight from its kind's line
         writer, without an :class:`Event`: most of a trace is kernel records, and this
-        takes about half the time of making an event and writing it.  So is an event
-        whose kept route's JSON plan writes its fields (most decoded events), by its
-        head's decoded line writer: a seventh less time for those events."""
+        takes about half the time of making an event and writing it."""
         lines = lines or JsonLines()
         line = lines.line
         bare_line = lines.bare_line
-        decoded_line = lines.decoded_line
         # by pass record kind: the count, provider name and line writer of its route
         writers: dict[PassKind, tuple[ProviderCount | None, str | None, BareLine]] = {}
-        routes = self._routes
         epoch = self._epoch
         for rec in records:
             if isinstance(rec, PassRecord):
@@ -253,19 +248,6 @@ class TraceDecoder:
                     _count_pass(c, name)
                     yield write(rec[1], rec[2], rec[3])
                 continue
-            # An event of a route kept whose JSON plan writes its payload (most
-            # decoded events) is written straight from the record, without an Event.
-            kept = None if rec.schema else routes.get((rec.provider, rec.descriptor, rec.classic))
-            if kept is not None and kept.plan is not None and kept.counter is not None:
-                quick = write_json(kept.plan, rec.data, rec.pointer_size)
-                if quick is not None and len(quick[0]) <= MAX_EVENT_JSON:
-                    fields, used = quick
-                    trailing = len(rec.data) - used
-                    _count_decoded(kept.counter, kept.head, trailing)
-                    yield decoded_line(kept.head)(
-                        rec.time, rec.pid, rec.tid, rec.activity, rec.related, fields, trailing
-                    )
-                    continue
             ev = self.event(rec)
             if self._epoch != epoch:  # the event named a provider: routes changed
                 writers.clear()
