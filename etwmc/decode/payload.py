@@ -53,16 +53,13 @@ MAX_PREPARED = 65536  # events whose label and message text are kept; more are m
 _UNICODE, _ANSI = InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING
 _COUNTED_UNICODE, _COUNTED_ANSI = InTypeCode.COUNTED_UNICODE_STRING, InTypeCode.COUNTED_ANSI_STRING
 _UINT8, _UINT16, _UINT32 = InTypeCode.UINT8, InTypeCode.UINT16, InTypeCode.UINT32
-_FLOAT, _BOOLEAN, _GUID = InTypeCode.FLOAT, InTypeCode.BOOLEAN, InTypeCode.GUID
+_BOOLEAN, _GUID = InTypeCode.BOOLEAN, InTypeCode.GUID
 _POINTER, _FILETIME, _SYSTEMTIME = InTypeCode.POINTER, InTypeCode.FILETIME, InTypeCode.SYSTEMTIME
 _SID, _COUNTED_BINARY = InTypeCode.SID, InTypeCode.COUNTED_BINARY
 _STRINGS = frozenset({_UNICODE, _ANSI, _COUNTED_UNICODE, _COUNTED_ANSI})
 _CHARACTERS = frozenset({InTypeCode.INT8, InTypeCode.UINT8, InTypeCode.UINT16})  # xs:string
 _REALS = frozenset({InTypeCode.FLOAT, InTypeCode.DOUBLE})
 _BINARIES = frozenset({InTypeCode.BINARY, InTypeCode.COUNTED_BINARY})
-
-# A string as JSON, as json.dumps(..., ensure_ascii=False) writes it
-_json_text = json.JSONEncoder(ensure_ascii=False).encode
 
 
 class DecodeError(ValueError):
