@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, NamedTuple
 
 from ..eventdescriptor import EventDescriptor
+from ..payloadvalues import utf16_end
 from .kernel import group_guid
 from .lzxpress import LzxpressError, decompress
 
@@ -197,7 +198,7 @@ def read_info(head: bytes) -> TraceInfo:
         raise TraceError(pos + header + 0x2C, f"pointer size {pointer_size} is neither 4 nor 8")
     name_at = clock_at + _LOGFILE_CLOCK.size + 4
     names = head[name_at : pos + size]
-    end = _utf16_end(names)
+    end = utf16_end(names, 0)
     name = names[:end].decode("utf-16-le", "replace") if end >= 0 else ""
     if clock == 1 and perf > 0:
         frequency = perf
@@ -207,14 +208,6 @@ def read_info(head: bytes) -> TraceInfo:
         clock, frequency = 2, 10_000_000
     base = start - ticks * 10_000_000 // frequency
     return TraceInfo(pointer_size, buffers, name, start, clock, frequency, base)
-
-
-def _utf16_end(data: bytes) -> int:
-    """Where the first NUL code unit of UTF-16 text is (-1 when none)."""
-    for i in range(0, len(data) - 1, 2):
-        if data[i] == 0 and data[i + 1] == 0:
-            return i
-    return -1
 
 
 class EtlReader:

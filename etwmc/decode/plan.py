@@ -29,7 +29,7 @@ from json.encoder import encode_basestring  # a str as JSON, ensure_ascii=False
 
 from .. import winmeta as wm
 from ..model import Field, Struct
-from ..payloadvalues import MAX_ARRAY, utf16_text
+from ..payloadvalues import MAX_ARRAY, utf16_end, utf16_text
 
 # inType code -> (size, struct format) of the integer types
 INT_FORMATS: dict[int, tuple[int, str]] = {
@@ -203,9 +203,7 @@ def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int
                 raw.update(zip(step.names, numbers, strict=False))  # type: ignore[union-attr]
             parts.append(text % numbers)
         elif kind == STRING:
-            end = data.find(b"\0\0", pos)
-            while end >= 0 and (end - pos) & 1:  # the NUL code unit at an even distance
-                end = data.find(b"\0\0", end + 1)
+            end = utf16_end(data, pos)
             if end < 0:
                 return None
             parts.append(text + encode_basestring(utf16_text(data[pos:end])))

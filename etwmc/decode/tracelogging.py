@@ -34,6 +34,7 @@ from typing import Any
 
 from .. import winmeta as wm
 from ..model import Field
+from ..payloadvalues import ansi_text, utf16_text
 from ..winmeta import InTypeCode
 from .bounds import MAX_ARRAY, min_size
 from .payload import DecodeError, PayloadReader
@@ -247,7 +248,7 @@ def _scope(r: PayloadReader, fields: Sequence[TlField]) -> dict[str, Any]:
         if f.out_type == OUT_STRING and f.in_type in _CHARACTER_ARRAYS:
             wide = f.in_type == _WIDE_CHARACTERS
             raw = r.take_field(n * (2 if wide else 1), f.name)
-            text = raw.decode("utf-16-le" if wide else "cp1252", errors="replace")
+            text = utf16_text(raw) if wide else ansi_text(raw, False)
             values[f.name] = text.split("\0", 1)[0]
             continue
         values[f.name] = [_one(r, f) for _ in range(n)]
