@@ -325,11 +325,10 @@ class EtlReader:
                 if light:
                     yield _new(PassRecord, (version << 16 | hook, time, pid, tid))
                 else:
-                    yield _new(
-                        Record,
-                        (_at(buffer, compressed, pos), True,
-                         *self._kernel_of(version << 16 | hook), time, pid, tid, _NO_GUID,
-                         _NO_GUID, _NO_GUID, _NO_GUID, data[pos + head : pos + size], ptr),
+                    provider, descriptor = self._kernel_of(version << 16 | hook)
+                    yield _plain_record(
+                        _at(buffer, compressed, pos), provider, descriptor, time, pid, tid,
+                        data[pos + head : pos + size], ptr,
                     )  # fmt: skip
                 pos += (size + 7) & ~7
                 continue
@@ -419,20 +418,8 @@ class EtlReader:
         kind, time, pid, tid = self._classic_pass(data, pos)
         provider, descriptor = pass_kind(kind)
         ptr = 8 if (data[pos + 2] in (0x14, 0x15)) else 4
-        return Record(
-            offset=at,
-            classic=True,
-            provider=provider,
-            descriptor=descriptor,
-            time=time,
-            pid=pid,
-            tid=tid,
-            activity=_NO_GUID,
-            related=_NO_GUID,
-            schema=_NO_GUID,
-            traits=_NO_GUID,
-            data=data[pos + head : pos + size],
-            pointer_size=ptr,
+        return _plain_record(
+            at, provider, descriptor, time, pid, tid, data[pos + head : pos + size], ptr
         )
 
     def _message(self, data: bytes, pos: int, size: int, at: int) -> Record:
@@ -454,21 +441,26 @@ class EtlReader:
         if props & 0x20 and p + 8 <= stop:
             tid, pid = struct.unpack_from("<II", data, p)
             p += 8
-        return Record(
-            offset=at,
-            classic=True,
-            provider=guid,
-            descriptor=EventDescriptor(mid),
-            time=t,
-            pid=pid,
-            tid=tid,
-            activity=_NO_GUID,
-            related=_NO_GUID,
-            schema=_NO_GUID,
-            traits=_NO_GUID,
-            data=data[p:stop],
-            pointer_size=8,
-        )
+        return _plain_record(at, guid, EventDescriptor(mid), t, pid, tid, data[p:stop], 8)
+
+
+def _plain_record(
+    at: int,
+    provider: bytes,
+    descriptor: EventDescriptor,
+    time: int | None,
+    pid: int | None,
+    tid: int | None,
+    data: bytes,
+    pointer_size: int,
+) -> Record:
+    """A classic (kernel, MOF or trace message) record: no activity ids, schema or
+    traits."""
+    return _new(
+        Record,
+        (at, True, provider, descriptor, time, pid, tid, _NO_GUID, _NO_GUID, _NO_GUID,
+         _NO_GUID, data, pointer_size),
+    )  # fmt: skip
 
 
 def _kernel_kind(group: int, opcode: int, version: int) -> tuple[bytes, EventDescriptor]:
