@@ -98,9 +98,6 @@ _SYSTEM_LAYOUTS = {
 _CLASSIC_TYPES = {0x0A: 0x30, 0x14: 0x30, 0x0B: 0x48, 0x15: 0x48}
 _NO_GUID = b""
 _new = tuple.__new__
-# kernel descriptors and provider GUIDs kept, by hook id and version (a real trace has a
-# few hundred); more are made again per record
-MAX_KERNEL_KINDS = 4096
 
 
 class TraceError(ValueError):
@@ -237,8 +234,6 @@ class EtlReader:
         self.buffers = 0
         self._base = self.info.base
         self._frequency = self.info.frequency
-        # (provider GUID, descriptor) of kernel records, by version, group and opcode
-        self._kernel: dict[int, tuple[bytes, EventDescriptor]] = {}
 
     def _time(self, ticks: int) -> int:
         return self._base + ticks * 10_000_000 // self._frequency
@@ -325,7 +320,7 @@ class EtlReader:
                 if light:
                     yield _new(PassRecord, (version << 16 | hook, time, pid, tid))
                 else:
-                    provider, descriptor = self._kernel_of(version << 16 | hook)
+                    provider, descriptor = pass_kind(version << 16 | hook)
                     yield _plain_record(
                         _at(buffer, compressed, pos), provider, descriptor, time, pid, tid,
                         data[pos + head : pos + size], ptr,
@@ -357,15 +352,6 @@ class EtlReader:
             else:
                 raise TraceError(at, f"0x{marker:08X} is no record marker")
             pos += (size + 7) & ~7
-
-    def _kernel_of(self, kind: int) -> tuple[bytes, EventDescriptor]:
-        """The provider GUID and descriptor of a kernel record kind, kept."""
-        found = self._kernel.get(kind)
-        if found is None:
-            found = pass_kind(kind)
-            if len(self._kernel) < MAX_KERNEL_KINDS:
-                self._kernel[kind] = found
-        return found
 
     def _event(self, data: bytes, pos: int, size: int, at: int, ptr: int) -> Record:
         (flags, tid, pid, t, guid, eid, ver, chan, lvl, op, task, kw, act) = _EVENT.unpack_from(
