@@ -112,39 +112,34 @@ def event_text(ev: Event, stamps: Stamps) -> str:
 
 
 def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
-    """Events as pieces of text, streamed."""
+    """Events as pieces of text ("text") or of one JSON array ("json"), streamed."""
     if fmt == "text":
         stamps = Stamps()
         return (event_text(ev, stamps) + "\n" for ev in events)
-    if fmt == "jsonl":
-        return map(JsonLines(end="\n").line, events)
-    return render_json(map(JsonLines().line, events), fmt)
+    return render_json(map(JsonLines().line, events))
 
 
 def render_records(
     decoder: TraceDecoder, records: Iterable[Record | PassRecord], fmt: str
 ) -> Iterator[str]:
-    """Records decoded by ``decoder``, as :func:`render` writes their events; JSON is
-    written by the decoder itself (:meth:`~etwmc.decode.trace.TraceDecoder.json_lines`),
-    which writes the records that pass through without an event each."""
+    """Records decoded by ``decoder``, as text, JSON Lines or one JSON array (``fmt``
+    "text", "jsonl" or "json"); JSON is written by the decoder itself
+    (:meth:`~etwmc.decode.trace.TraceDecoder.json_lines`), which writes the records
+    that pass through without an event each."""
     if fmt == "text":
         return render(decoder.events(records), fmt)
     if fmt == "jsonl":
         return decoder.json_lines(records, JsonLines(end="\n"))
-    return render_json(decoder.json_lines(records), fmt)
+    return render_json(decoder.json_lines(records))
 
 
-def render_json(lines: Iterable[str], fmt: str) -> Iterator[str]:
-    """Events already written as JSON lines, as JSON Lines ("jsonl") or one array."""
-    if fmt == "json":
-        first = True
-        for line in lines:
-            yield ("[\n" if first else ",\n") + line
-            first = False
-        yield "[]\n" if first else "\n]\n"
-        return
+def render_json(lines: Iterable[str]) -> Iterator[str]:
+    """Events already written as JSON lines, as one JSON array."""
+    first = True
     for line in lines:
-        yield line + "\n"
+        yield ("[\n" if first else ",\n") + line
+        first = False
+    yield "[]\n" if first else "\n]\n"
 
 
 def _ordered(counts: Mapping[str, ProviderCount]) -> list[tuple[str, ProviderCount]]:
