@@ -267,8 +267,9 @@ def test_malformed_payload_names_event_and_field(
 def test_unknown_event_and_bad_pointer_size(decoder: Decoder) -> None:
     with pytest.raises(DecodeError, match="no metadata for event 99"):
         decoder.decode(GUID, 99, 0, b"")
-    with pytest.raises(DecodeError, match="pointer size"):
+    with pytest.raises(DecodeError, match="pointer size") as info:
         decoder.decode(GUID, 4, 0, b"", pointer_size=2)
+    assert str(info.value) == "event 4 v0: pointer size must be 4 or 8, not 2"
 
 
 def test_format_message_rules() -> None:

@@ -244,9 +244,10 @@ class PayloadReader(ValueReader):
     ) -> None:
         """``inserts=False``: the caller formats no message, so no insert text is made
         for arrays and structs (the costly ones)."""
-        if pointer_size not in (4, 8):
-            raise DecodeError(f"{label}: pointer size must be 4 or 8, not {pointer_size}")
-        super().__init__(data, pointer_size)
+        try:
+            super().__init__(data, pointer_size)
+        except PayloadValueError as e:  # the pointer size
+            raise DecodeError(f"{label}: {e}") from None
         self.label = label
         self.dec = dec
         self.want_inserts = inserts
