@@ -29,12 +29,11 @@ from json.encoder import encode_basestring  # a str as JSON, ensure_ascii=False
 
 from .. import winmeta as wm
 from ..model import Field, Struct
-from ..payloadvalues import MAX_ARRAY, utf16_end, utf16_text
+from ..payloadvalues import MAX_ARRAY, NUMBERS, utf16_end, utf16_text
 
-# inType code -> (size, struct format) of the integer types
+# inType code -> (size, struct format) of the integer types, as the payload reader has them
 INT_FORMATS: dict[int, tuple[int, str]] = {
-    c: (struct.calcsize("<" + wm.SCALAR_FORMATS[c]), "<" + wm.SCALAR_FORMATS[c])
-    for c in sorted(wm.INTEGER_CODES)
+    c: (s.size, s.format) for c, s in NUMBERS.items() if c in wm.INTEGER_CODES
 }
 # outType -> hex digits shown (0: as many as the value needs)
 HEX_OUTS = {
