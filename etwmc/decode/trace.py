@@ -289,11 +289,7 @@ class TraceDecoder:
         how = route.how
         if how == PASS:
             _count_pass(c, route.head.provider_name)
-            return _new(
-                Event,
-                (route.head, rec.time, rec.pid, rec.tid, rec.activity, rec.related, False,
-                 None, None, 0, None, None),
-            )  # fmt: skip
+            return self._failed(rec, route.head, None)
         if how == METADATA:
             return self._with_metadata(rec, route, c)
         return self._manifest_event(rec, route, c)
