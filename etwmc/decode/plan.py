@@ -140,33 +140,28 @@ def make_plan(items: Sequence[Field | Struct]) -> list[Step]:
     return steps
 
 
-# what a JSON plan's step is, as a number compared in the hot loop
-RUN, STRING, INTEGERS, POINTER = 0, 1, 2, 3
-JsonPlan = list[tuple[int, Step, str]]
+# each step of a plan with the JSON text that comes before its values
+JsonPlan = list[tuple[Step, str]]
 
 
 def json_plan(steps: Sequence[Step]) -> JsonPlan | None:
-    """Each step with its kind and the JSON text before its values: for a run, a
-    ``%``-format with a ``%d`` per field (``"a":%d,"b":%d``); for a string, an array
-    or a pointer (a lone win:Pointer field), its key and colon.  None when a step is of
-    another kind or two fields have one name (a dict keeps one)."""
+    """Each step with the JSON text before its values: for a run, a ``%``-format with
+    a ``%d`` per field (``"a":%d,"b":%d``); for a string, an array or a pointer (a lone
+    win:Pointer field), its key and colon.  None when a step is of another kind or two
+    fields have one name (a dict keeps one)."""
     out: JsonPlan = []
     names: list[str] = []
     for step in steps:
         if type(step) is Run:
             keys = [json.dumps(n, ensure_ascii=False).replace("%", "%%") for n in step.names]
-            out.append((RUN, step, ",".join(f"{k}:%d" for k in keys)))
+            out.append((step, ",".join(f"{k}:%d" for k in keys)))
             names += step.names
-        elif isinstance(step, String | Integers | Field):
-            if type(step) is String:
-                kind = STRING
-            elif type(step) is Integers:
-                kind = INTEGERS
-            elif type(step) is Field and _pointer(step):
-                kind = POINTER
-            else:
-                return None
-            out.append((kind, step, json.dumps(step.name, ensure_ascii=False) + ":"))
+        elif (
+            type(step) is String
+            or type(step) is Integers
+            or (type(step) is Field and _pointer(step))
+        ):
+            out.append((step, json.dumps(step.name, ensure_ascii=False) + ":"))
             names.append(step.name)
         else:
             return None
@@ -191,35 +186,35 @@ def write_json(plan: JsonPlan, data: bytes, pointer_size: int) -> tuple[str, int
     raw: dict[str, int] = {}
     pos = 0
     size = len(data)
-    for kind, step, text in plan:
-        if kind == RUN:
-            end = pos + step.size  # type: ignore[union-attr]
+    for step, text in plan:
+        if type(step) is Run:
+            end = pos + step.size
             if end > size:
                 return None
-            numbers = step.format.unpack_from(data, pos)  # type: ignore[union-attr]
+            numbers = step.format.unpack_from(data, pos)
             pos = end
-            if step.referenced:  # type: ignore[union-attr]
-                raw.update(zip(step.names, numbers, strict=False))  # type: ignore[union-attr]
+            if step.referenced:
+                raw.update(zip(step.names, numbers, strict=False))
             parts.append(text % numbers)
-        elif kind == STRING:
+        elif type(step) is String:
             end = utf16_end(data, pos)
             if end < 0:
                 return None
             parts.append(text + encode_basestring(utf16_text(data[pos:end])))
             pos = end + 2
-        elif kind == POINTER:  # as the payload reader shows it: hex digits in a string
+        elif type(step) is Integers:
+            count = step.count
+            n = raw.get(count) if isinstance(count, str) else count
+            width = step.size
+            if n is None or not 0 <= n <= MAX_ARRAY or pos + n * width > size:
+                return None
+            numbers = struct.unpack_from(f"<{n}{step.code}", data, pos)
+            pos += n * width
+            parts.append(f"{text}[{','.join(map(str, numbers))}]")
+        else:  # a lone pointer, as the payload reader shows it: hex digits in a string
             end = pos + pointer_size
             if end > size:
                 return None
             parts.append(f'{text}"0x{int.from_bytes(data[pos:end], "little"):X}"')
             pos = end
-        else:
-            count = step.count  # type: ignore[union-attr]
-            n = raw.get(count) if isinstance(count, str) else count
-            width = step.size  # type: ignore[union-attr]
-            if n is None or not 0 <= n <= MAX_ARRAY or pos + n * width > size:
-                return None
-            numbers = struct.unpack_from(f"<{n}{step.code}", data, pos)  # type: ignore[union-attr]
-            pos += n * width
-            parts.append(f"{text}[{','.join(map(str, numbers))}]")
     return "{" + ",".join(parts) + "}", pos
