@@ -63,7 +63,7 @@ class Plan:
     """One template's field specs (``name`` is the global that holds them), parameters,
     and (when possible) inlined encoder."""
 
-    __slots__ = ("name", "spec", "params", "values", "inline", "names", "_laid_out")
+    __slots__ = ("name", "spec", "params", "values", "inline", "names")
 
     def __init__(
         self,
@@ -80,18 +80,14 @@ class Plan:
         self.values = values  # per top-level item: its parameter, or "None" (derived)
         self.inline = inline
         self.names = names  # every top-level item's Python name, derived ones too
-        self._laid_out: list[str] | None = None
 
     def encoder(self, imports: Imports) -> list[str]:
         """The statements that encode the payload into ``_payload`` in a write function:
-        the inlined encoder, or a call of the generic one.  Laid out once."""
-        if self._laid_out is None:
-            if self.inline is not None:
-                self._laid_out = _encoder(self.inline, "        ")
-            else:
-                head = f"_payload = {imports.use('_encode')}"
-                self._laid_out = [call("        ", head, [self.name, *self.values])]
-        return self._laid_out
+        the inlined encoder, or a call of the generic one."""
+        if self.inline is not None:
+            return _encoder(self.inline, "        ")
+        head = f"_payload = {imports.use('_encode')}"
+        return [call("        ", head, [self.name, *self.values])]
 
 
 def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
