@@ -38,17 +38,15 @@ _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
 class ParamCtx(Record):
-    """A parameter of an event's write function: its name, annotation and signature text."""
+    """A parameter of an event's write function: its name and signature text."""
 
     name: str
-    annotation: str
     text: str  # the parameter as its signature line(s) print it
     doc: str  # what the docstring says of it (identifiers and fixed text)
 
-    def __init__(self, name: str, annotation: str, text: str, doc: str) -> None:
+    def __init__(self, name: str, text: str, doc: str) -> None:
         # Written out (etwmc.record): one per field of every template compiled.
         object.__setattr__(self, "name", name)
-        object.__setattr__(self, "annotation", annotation)
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "doc", doc)
 
@@ -369,7 +367,7 @@ def plan_template(
             values.append("None")
         else:
             doc = _doc(it, by_manifest_name, maps)
-            params.append(ParamCtx(name, ty, layout.parameter(name, ty), doc))
+            params.append(ParamCtx(name, layout.parameter(name, ty), doc))
             values.append(name)
     diags.extend(scope.diagnostics)
     inline = None if any(derived) else _inline(t.items, names, structs, imports)
