@@ -70,8 +70,6 @@ def _decode_level(fields: tuple[Field, ...], reader: ValueReader, prefix: str) -
                 continue
             reader.spend(count, 0, max(1, len(f.members)))
             values.append([_one(f, reader, length, prefix) for _ in range(count)])
-        except PayloadDecodeError:
-            raise
         except (PayloadValueError, IndexError) as exc:
             raise PayloadDecodeError(f"field {prefix + f.name!r}: {exc}") from None
     return {f.name: v for f, v in zip(fields, values, strict=True)}
