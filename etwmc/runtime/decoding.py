@@ -21,17 +21,13 @@ written with, so they mean the two disagree.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 
 from ..payloadvalues import PayloadValueError, ValueReader
 from .encoder import STRUCT
-from .fields import Field
+from .fields import POINTER_SIZE, Field
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
-
-# What this process writes (a pointer is as wide as its pointers).
-NATIVE_POINTER = struct.calcsize("P")
 
 
 class PayloadDecodeError(ValueError):
@@ -39,7 +35,7 @@ class PayloadDecodeError(ValueError):
 
 
 def decode_payload(
-    fields: Sequence[Field], data: bytes, pointer_size: int = NATIVE_POINTER
+    fields: Sequence[Field], data: bytes, pointer_size: int = POINTER_SIZE
 ) -> dict[str, object]:
     """Decode ``data`` by ``fields``: ``{field name: value}`` in template order.
 
