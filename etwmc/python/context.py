@@ -244,8 +244,8 @@ def _provider_enums(
 
 def _named(names: EnumNames, item: object, builtin: bool, name: str) -> str:
     """The member name of ``item`` (a model object named ``name``), or its local name."""
-    found = names.get(("win", _local(name)) if builtin else id(item))
-    return _local(name) if found is None else found
+    key = ("win", _local(name)) if builtin else id(item)
+    return names.get(key, _local(name))
 
 
 def _event_doc(
@@ -264,9 +264,7 @@ def _event_doc(
     text = manifest.text(ev.message)
     if text:
         paragraphs.append("Message: " + docstrings.message(text, plan.names if plan else []))
-    level = names.get(("level", d7.level))
-    if level is None:
-        level = _local(ev.level.name) if ev.level else str(d7.level)
+    level = names.get(("level", d7.level), _local(ev.level.name) if ev.level else str(d7.level))
     opcode = _named(names, ev.opcode, ev.opcode.builtin, ev.opcode.name) if ev.opcode else "Info"
     task = _named(names, ev.task, ev.task.builtin, ev.task.name) if ev.task else "none"
     keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords) or "none"

@@ -260,14 +260,14 @@ def _specs(
                 types.append(_py_type(it, imports))
                 code_ = it.in_type.code
         args = [pystr(it.name), str(int(code_))]
-        if count != "None":
-            args.append(f"count_const={count}")
-        if count_ref != "None":
-            args.append(f"count_ref={count_ref}")
-        if length != "None":
-            args.append(f"length_const={length}")
-        if length_ref != "None":
-            args.append(f"length_ref={length_ref}")
+        for key, val in (
+            ("count_const", count),
+            ("count_ref", count_ref),
+            ("length_const", length),
+            ("length_ref", length_ref),
+        ):
+            if val != "None":
+                args.append(f"{key}={val}")
         if is_derived:
             args.append("derived=True")
         if isinstance(it, Field) and _utf8(it):
