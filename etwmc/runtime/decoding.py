@@ -1,7 +1,7 @@
 """Payload decoding by a template's field layout (standard library only).
 
 The inverse of :func:`etwmc.runtime.payload.encode`, over the same
-:class:`~etwmc.runtime.payload.Field` specs: the in-process backend decodes a payload to
+:class:`~etwmc.runtime.fields.Field` specs: the in-process backend decodes a payload to
 evaluate payload filters on its fields, and test helpers decode records to show them.
 Values are read by :class:`etwmc.payloadvalues.ValueReader`, the reader ``etwmc decode``
 uses too, with its rules (strings, SIDs, bounds).
