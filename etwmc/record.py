@@ -32,7 +32,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform
 
-__all__ = ["FrozenRecordError", "Record", "field", "fields", "replace"]
+__all__ = ["FrozenRecordError", "Record", "field", "fields", "replace", "slot_setters"]
 
 R = TypeVar("R", bound="Record")
 
@@ -177,6 +177,13 @@ def _comparison(method: str) -> Callable[[Any, Any], Any]:
     return compared
 
 
+def slot_setters(cls: type[Record] | _RecordType) -> tuple[Callable[[Any, Any], None], ...]:
+    """Each field's slot setter, in field order: what a record's ``__init__`` (made here,
+    or written out by a class for speed) sets its fields with; a setter costs a third of
+    ``object.__setattr__``, which looks the slot up by name on every call."""
+    return tuple(getattr(cls, name).__set__ for name in cls._record_fields)
+
+
 def _initializer(cls: _RecordType) -> Callable[..., None]:
     """``cls.__init__``: a closure over the class's fields, made once per class (no
     source is compiled); a record made with every field by position, the common case
@@ -187,8 +194,7 @@ def _initializer(cls: _RecordType) -> Callable[..., None]:
     defaults = cls._record_defaults
     factories = cls._record_factories
     kw_only = cls._record_kw_only
-    # Each slot's own setter: faster than object.__setattr__, which looks it up.
-    setters = tuple(getattr(cls, n).__set__ for n in names)
+    setters = slot_setters(cls)
     named_setters = tuple(zip(setters, names, strict=True))
     post_init: Callable[[Any], None] | None = getattr(cls, "__post_init__", None)
 
