@@ -15,7 +15,8 @@ import pytest
 
 from conftest import corpus_files
 from etwmc import __version__, cli, winmeta
-from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
+from etwmc.commands import COMMANDS
+from etwmc.gcpolicy import collection_policy
 from etwmc.header import HeaderOptions, build_header
 from etwmc.model import BINARY_LENGTH_FIELD, Field, Map, Provider, Struct, Template
 from etwmc.pe import resource_dll
@@ -102,24 +103,22 @@ def test_compiling_leaves_no_reference_cycles(path: Path, collector_off: None) -
 
 
 def test_compile_commands_run_without_automatic_collection() -> None:
-    assert PAUSED_COMMANDS == {"lint", "compile", "mc"}
+    assert {c.name for c in COMMANDS if c.pauses_collector} == {"lint", "compile", "mc"}
     assert gc.isenabled()
-    for command in PAUSED_COMMANDS:
-        with collection_policy(command):
-            assert not gc.isenabled()
-        assert gc.isenabled()
-    with collection_policy("decode"):
+    for command in COMMANDS:
+        with collection_policy(command.pauses_collector):
+            assert gc.isenabled() is not command.pauses_collector, command.name
         assert gc.isenabled()
 
 
 def test_the_policy_leaves_a_collector_that_was_off_off(collector_off: None) -> None:
-    with collection_policy("compile"):
+    with collection_policy(True):
         assert not gc.isenabled()
     assert not gc.isenabled()
 
 
 def test_the_collector_is_back_after_a_command_fails(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), collection_policy("compile"):
+    with pytest.raises(RuntimeError), collection_policy(True):
         raise RuntimeError
     assert gc.isenabled()
 
