@@ -12,7 +12,7 @@ from codegen_helpers import HELLO
 
 from etwmc import outputs
 from etwmc.buildhooks import generate, options_from_config
-from etwmc.cli import main
+from etwmc.cli import EXIT_USAGE, main
 from etwmc.compile import compile_manifest
 from etwmc.config import find_config
 
@@ -143,6 +143,17 @@ def test_compile_without_a_manifest_writes_what_the_build_writes(
     generate(project, options_from_config(find_config(project)), out_dir=scratch)
     assert written == _outputs(scratch / "acme" / "_etw")
     assert main(["compile", "--check"]) == 0
+
+
+def test_compile_without_a_manifest_needs_the_package_as_the_build_does(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The command line reads the project's build settings as the build plugins do, so
+    # a configuration without 'package' gets the build's own message.
+    (project / "pyproject.toml").write_text(PYPROJECT.replace('package = "acme._etw"\n', ""))
+    assert main(["compile"]) == EXIT_USAGE
+    assert "'package' must be a dotted package name" in capsys.readouterr().err
+    assert not (project / "src" / "acme" / "_etw").exists()
 
 
 def test_compile_check_uses_the_configured_options(

@@ -86,3 +86,12 @@ def project_config(args: argparse.Namespace | None = None) -> Config:
         return find_config()
     except (ConfigFileError, OptionsError) as e:
         raise UsageError(str(e)) from None
+
+
+def shown(path: Path) -> str:
+    """An absolute ``path`` the configuration gave, as the report names it: from the
+    current folder, as a user would type it (``../src/acme/_etw`` from ``docs``)."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # Windows: another drive
+        return str(path)

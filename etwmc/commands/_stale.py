@@ -11,7 +11,6 @@ another line separator shows as its escape instead of ending a line.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -48,15 +47,6 @@ def report_stale(
             file=sys.stderr,
         )
     return out_of_date
-
-
-def shown(path: Path) -> str:
-    """An absolute ``path`` the configuration gave, as the report names it: from the
-    current folder, as a user would type it (``../src/acme/_etw`` from ``docs``)."""
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # Windows: another drive
-        return str(path)
 
 
 def _text_lines(path: Path, data: bytes | None) -> list[str] | None:

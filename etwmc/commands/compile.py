@@ -21,7 +21,6 @@ could not be written, 2 usage (an unreadable manifest, an unusable name, bad opt
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
@@ -34,8 +33,8 @@ from ..record import replace
 from ..selection import Selection, SelectorError
 from ..writer import WriteError, write_set
 from . import EXIT_ERRORS, EXIT_OK, exit_status
-from ._output import config_arguments, project_config, report, waiting
-from ._stale import report_stale, shown
+from ._output import config_arguments, project_config, report, shown, waiting
+from ._stale import report_stale
 
 DESCRIPTION = (
     "Compile instrumentation manifests into a Python provider module, the WEVT_TEMPLATE "
@@ -212,16 +211,20 @@ def _project(
             "give at least one manifest (or - for standard input), or name the project's "
             f"in its configuration ('manifests' and 'package' in {config.where})"
         )
-    if config.package is None:
-        raise UsageError(
-            f"{config.where}: 'manifests' needs 'package', the package the outputs go into"
-        )
     # Only a compile of the project's outputs needs the build plugins' planner (7 ms of
     # start-up that a compile of named manifests would pay for nothing).
-    from ..buildhooks import BuildFailed, ConfigError, Options, WriteFailed, plan, write_planned
+    from ..buildhooks import (
+        BuildFailed,
+        ConfigError,
+        WriteFailed,
+        options_from_config,
+        plan,
+        write_planned,
+    )
 
-    build = Options(manifests=config.manifests, package=config.package, compile=opts)
     try:
+        # The build plugins' reading of the configuration, with the command line's options.
+        build = replace(options_from_config(config), compile=opts)
         planned = plan(config.root, build, out_dir=None, selection=selection)
     except BuildFailed as e:
         report(_from_here(config, e.diagnostics), args.format)
@@ -248,7 +251,7 @@ def _from_here(config: Config, diags: list[Diagnostic]) -> list[Diagnostic]:
     folder: the build names them from the project's root."""
     return finalize(
         [
-            replace(d, span=replace(d.span, file=os.path.relpath(config.root / d.span.file)))
+            replace(d, span=replace(d.span, file=shown(config.root / d.span.file)))
             for d in diags
             if d.severity != Severity.NOTE
         ]

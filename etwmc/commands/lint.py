@@ -14,7 +14,6 @@ file).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
@@ -26,7 +25,7 @@ from ..inputs import UsageError
 from ..lint import lint_file
 from ..selection import Selection, SelectorError, apply
 from . import EXIT_OK, exit_status
-from ._output import config_arguments, project_config, report, summary
+from ._output import config_arguments, project_config, report, shown, summary
 
 DESCRIPTION = (
     "Validate instrumentation manifests and report every problem with a stable code, a "
@@ -149,7 +148,7 @@ def project_paths(config: Config) -> list[str]:
         raise UsageError(f"{config.where}: {e}") from None
     # Named from the current folder, as the paths a user types (the configuration
     # file may be in a folder above it).
-    return [os.path.relpath(config.root / rel) for rel in found]
+    return [shown(config.root / rel) for rel in found]
 
 
 def _codes(values: Sequence[str] | None) -> list[str] | None:
