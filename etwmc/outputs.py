@@ -39,7 +39,7 @@ from .model import Manifest
 from .msgids import MessageIds, message_ids, with_customer_bit
 from .options import CompileOptions
 from .python import check as python_check
-from .python import module_name
+from .python import generate, module_name
 from .record import Record, replace
 from .wevt import binary_outputs, output_diagnostics
 from .wevt.rc import encode_text, template_file
@@ -183,8 +183,6 @@ def _python_check(build: ManifestBuild) -> list[Diagnostic]:
 
 
 def _python_module(build: ManifestBuild) -> Rendered:
-    from .python import generate  # its template only when rendering (start-up of lint)
-
     version = __version__ if build.options.version_comment else None
     text, diags = generate(build.manifest, source=Path(build.path).name, version=version)
     if has_errors(diags):

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 
 from conftest import slow
 from etwmc.python import literals
-from etwmc.python.literals import escaped, escaped_lines, pybytes, pystr
+from etwmc.python.docstrings import docstring, paragraphs_text
+from etwmc.python.literals import escaped, pybytes, pystr
 
 
 @settings(max_examples=300, deadline=None)
@@ -171,11 +172,13 @@ def test_modules_with_long_names_are_what_black_prints(
     assert black_check(text) == text
 
 
-def test_escaped_lines_checks_all_texts_at_once_and_escapes_each_when_needed() -> None:
+def test_docstring_lines_are_left_as_they_are_or_each_escaped_when_needed() -> None:
     plain = ["Write the event.", "", "    Level: win:Informational (4)."]
-    assert escaped_lines(plain, '"') == plain
-    # A line break inside one text is not a separator: every text gets its escape.
-    mixed = ["a", 'say "hi"\nnow', "c\\d", "é"]
-    assert escaped_lines(mixed, '"') == [escaped(t, '"') for t in mixed]
-    assert escaped_lines(mixed, '"')[1] == 'say \\"hi\\"\\nnow'
-    assert escaped_lines(["a\nb"], '"') == ["a\\nb"] and escaped_lines([], '"') == []
+    assert paragraphs_text("", [plain]) == "\n".join(["", *plain])
+    # Each line gets its own escape, and only the lines that need one.
+    mixed = ["a", 'say "hi" now', "c\\d", "é"]
+    text = paragraphs_text("", [mixed])
+    assert text.split("\n") == ["", *(escaped(t, '"') for t in mixed)]
+    assert text.split("\n")[2] == 'say \\"hi\\" now'
+    # A line break inside a text is escaped, not written; no paragraphs, no lines.
+    assert docstring("", "a\nb", []) == '"""a\\nb\n"""' and paragraphs_text("", []) == ""

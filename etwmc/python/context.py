@@ -79,14 +79,18 @@ class EventCtx(Record):
 
 class _Shape:
     """What the events of one template share in the module, made once per template:
-    its plan, the parameters' lines in a signature, their names, the Args paragraph of
-    the write function's docstring and the statements that encode the payload."""
+    its plan, the name of its field specs, the parameters' lines in a signature, their
+    names, the Args paragraph of the write function's docstring and the statements that
+    encode the payload."""
 
-    __slots__ = ("plan", "signature", "names", "args_doc", "encoder")
+    __slots__ = ("plan", "spec", "signature", "names", "args_doc", "encoder")
 
     def __init__(self, plan: Plan | None, imports: Imports) -> None:
         params = plan.params if plan else []
         self.plan = plan
+        self.spec = plan.name if plan else None
+        if plan:
+            imports.use("_ENCODING_ERRORS")  # by the write function's failure handler
         self.signature = "".join(f"{p.text}\n" for p in params)
         self.names = [p.name for p in params]
         self.args_doc = _args_doc(plan)
@@ -244,8 +248,8 @@ def _provider_enums(
 
 def _named(names: EnumNames, item: object, builtin: bool, name: str) -> str:
     """The member name of ``item`` (a model object named ``name``), or its local name."""
-    found = names.get(("win", _local(name)) if builtin else id(item))
-    return _local(name) if found is None else found
+    key = ("win", _local(name)) if builtin else id(item)
+    return names.get(key, _local(name))
 
 
 def _event_doc(
@@ -264,9 +268,7 @@ def _event_doc(
     text = manifest.text(ev.message)
     if text:
         paragraphs.append("Message: " + docstrings.message(text, plan.names if plan else []))
-    level = names.get(("level", d7.level))
-    if level is None:
-        level = _local(ev.level.name) if ev.level else str(d7.level)
+    level = names.get(("level", d7.level), _local(ev.level.name) if ev.level else str(d7.level))
     opcode = _named(names, ev.opcode, ev.opcode.builtin, ev.opcode.name) if ev.opcode else "Info"
     task = _named(names, ev.task, ev.task.builtin, ev.task.name) if ev.task else "none"
     keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords) or "none"
@@ -400,8 +402,7 @@ def _build(
                     found = shapes[id(ev.template)] = _Shape(planned, imp)
                     specs.append(SpecCtx(planned.name, planned.spec))
                 shape = found
-            plan = shape.plan
-            spec = plan.name if plan else None
+            plan, spec = shape.plan, shape.spec
             layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1
@@ -412,8 +413,6 @@ def _build(
                 f"    keyword={keyword},"
             )
             write, is_enabled, start, stop = _claim_functions(mod, ident, d7.opcode)
-            if spec is not None:
-                imp.use("_ENCODING_ERRORS")
             if start or stop:
                 imp.use("Activity")
             events.append(
@@ -435,10 +434,10 @@ def _build(
                     fail=call(
                         "        ",
                         f"raise {imp.use('_fail')}",
-                        [pystr(ident), spec, "_exc", *plan.values],
+                        [pystr(ident), plan.name, "_exc", *plan.values],
                         " from None",
                     )
-                    if spec and plan
+                    if plan
                     else "",
                     doc=_event_doc(manifest, ev, ident, d7, enum_names, plan, ns, shape.args_doc),
                     start_call=call(

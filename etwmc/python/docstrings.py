@@ -19,7 +19,7 @@ import textwrap
 from collections.abc import Sequence
 
 from ..msgformat import shown
-from .literals import escaped_lines
+from .literals import escaped
 
 WIDTH = 88  # black's line length; the text is wrapped to it before escaping
 
@@ -42,12 +42,11 @@ def docstring(
     docstrings end alike: made once).  Every line is escaped (which leaves fixed text
     and identifiers as they are); the closing quotes go on a line of their own, so the
     docstring ends with no manifest character."""
-    quote = '"'
-    heads, texts = _lines(indent, paragraphs, [f"{indent}{quote * 3}"], [summary])
-    lines = [h + t for h, t in zip(heads, escaped_lines(texts, quote), strict=True)]
+    quotes = f'{indent}"""'
+    lines = [quotes + escaped(summary, '"'), *_lines(indent, paragraphs)]
     if tail:
         lines.append(tail)
-    lines.append(f"{indent}{quote * 3}")
+    lines.append(quotes)
     return "\n".join(lines)
 
 
@@ -55,21 +54,15 @@ def paragraphs_text(indent: str, paragraphs: Sequence[str | Sequence[str]]) -> s
     """The lines :func:`docstring` writes for ``paragraphs`` (each after a blank line),
     escaped and joined: a ``tail`` for it.  Each line is escaped on its own, so the
     lines are the same made here or there."""
-    heads, texts = _lines(indent, paragraphs, [], [])
-    return "\n".join(h + t for h, t in zip(heads, escaped_lines(texts, '"'), strict=True))
+    return "\n".join(_lines(indent, paragraphs))
 
 
-def _lines(
-    indent: str,
-    paragraphs: Sequence[str | Sequence[str]],
-    heads: list[str],
-    texts: list[str],
-) -> tuple[list[str], list[str]]:
-    """``heads`` and ``texts`` with each line of ``paragraphs`` added, as (what goes
-    before its text, its text): the texts are escaped together."""
+def _lines(indent: str, paragraphs: Sequence[str | Sequence[str]]) -> list[str]:
+    """Each paragraph after a blank line, its lines at ``indent`` and escaped: a
+    string wrapped to :data:`WIDTH`, or lines kept with their own indentation."""
+    lines: list[str] = []
     for p in paragraphs:
-        heads.append("")
-        texts.append("")
+        lines.append("")
         if isinstance(p, str):
             width = WIDTH - len(indent)
             text = " ".join(p.split())
@@ -78,12 +71,13 @@ def _lines(
                 wrapped = [text] if text else []
             else:
                 wrapped = textwrap.wrap(text, width, break_on_hyphens=False)
-            heads.extend(indent for _ in wrapped)
-            texts.extend(wrapped)
+            lines.extend(indent + escaped(line, '"') for line in wrapped)
         else:
             for line in p:
                 text = " ".join(line.split())
-                lead = " " * (len(line) - len(line.lstrip(" "))) if text else ""
-                heads.append(f"{indent}{lead}" if text else "")
-                texts.append(text)
-    return heads, texts
+                if text:
+                    lead = " " * (len(line) - len(line.lstrip(" ")))
+                    lines.append(indent + lead + escaped(text, '"'))
+                else:
+                    lines.append("")
+    return lines

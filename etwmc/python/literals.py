@@ -49,20 +49,6 @@ def escaped(s: str, quote: str) -> str:
 _UNESCAPED = {'"': re.compile(r"[ !#-\[\]-~]*"), "'": re.compile(r"[ -&(-\[\]-~]*")}
 
 
-def escaped_lines(texts: list[str], quote: str) -> list[str]:
-    """:func:`escaped` of each of ``texts``: when none needs an escape, as for nearly every
-    docstring, one match over them all says so."""
-    joined = "\n".join(texts)
-    # Only the separators may be line breaks: one inside a text needs its escape.
-    if joined.count("\n") == len(texts) - 1 and _UNESCAPED_LINES[quote].fullmatch(joined):
-        return texts
-    return [escaped(t, quote) for t in texts]
-
-
-# _UNESCAPED with the line breaks that separate the texts escaped_lines checks at once.
-_UNESCAPED_LINES = {'"': re.compile(r"[ !#-\[\]-~\n]*"), "'": re.compile(r"[ -&(-\[\]-~\n]*")}
-
-
 def _quote(s: str) -> str:
     # black keeps double quotes unless single quotes need fewer backslashes.
     return "'" if s.count("'") < s.count('"') else '"'

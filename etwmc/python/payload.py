@@ -38,17 +38,15 @@ _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
 
 
 class ParamCtx(Record):
-    """A parameter of an event's write function: its name, annotation and signature text."""
+    """A parameter of an event's write function: its name and signature text."""
 
     name: str
-    annotation: str
     text: str  # the parameter as its signature line(s) print it
     doc: str  # what the docstring says of it (identifiers and fixed text)
 
-    def __init__(self, name: str, annotation: str, text: str, doc: str) -> None:
+    def __init__(self, name: str, text: str, doc: str) -> None:
         # Written out (etwmc.record): one per field of every template compiled.
         object.__setattr__(self, "name", name)
-        object.__setattr__(self, "annotation", annotation)
         object.__setattr__(self, "text", text)
         object.__setattr__(self, "doc", doc)
 
@@ -63,7 +61,7 @@ class Plan:
     """One template's field specs (``name`` is the global that holds them), parameters,
     and (when possible) inlined encoder."""
 
-    __slots__ = ("name", "spec", "params", "values", "inline", "names", "_laid_out")
+    __slots__ = ("name", "spec", "params", "values", "inline", "names")
 
     def __init__(
         self,
@@ -80,18 +78,14 @@ class Plan:
         self.values = values  # per top-level item: its parameter, or "None" (derived)
         self.inline = inline
         self.names = names  # every top-level item's Python name, derived ones too
-        self._laid_out: list[str] | None = None
 
     def encoder(self, imports: Imports) -> list[str]:
         """The statements that encode the payload into ``_payload`` in a write function:
-        the inlined encoder, or a call of the generic one.  Laid out once."""
-        if self._laid_out is None:
-            if self.inline is not None:
-                self._laid_out = _encoder(self.inline, "        ")
-            else:
-                head = f"_payload = {imports.use('_encode')}"
-                self._laid_out = [call("        ", head, [self.name, *self.values])]
-        return self._laid_out
+        the inlined encoder, or a call of the generic one."""
+        if self.inline is not None:
+            return _encoder(self.inline, "        ")
+        head = f"_payload = {imports.use('_encode')}"
+        return [call("        ", head, [self.name, *self.values])]
 
 
 def _encoder(statements: list[Pack | Terminated], pad: str) -> list[str]:
@@ -266,14 +260,14 @@ def _specs(
                 types.append(_py_type(it, imports))
                 code_ = it.in_type.code
         args = [pystr(it.name), str(int(code_))]
-        if count != "None":
-            args.append(f"count_const={count}")
-        if count_ref != "None":
-            args.append(f"count_ref={count_ref}")
-        if length != "None":
-            args.append(f"length_const={length}")
-        if length_ref != "None":
-            args.append(f"length_ref={length_ref}")
+        for key, val in (
+            ("count_const", count),
+            ("count_ref", count_ref),
+            ("length_const", length),
+            ("length_ref", length_ref),
+        ):
+            if val != "None":
+                args.append(f"{key}={val}")
         if is_derived:
             args.append("derived=True")
         if isinstance(it, Field) and _utf8(it):
@@ -373,7 +367,7 @@ def plan_template(
             values.append("None")
         else:
             doc = _doc(it, by_manifest_name, maps)
-            params.append(ParamCtx(name, ty, layout.parameter(name, ty), doc))
+            params.append(ParamCtx(name, layout.parameter(name, ty), doc))
             values.append(name)
     diags.extend(scope.diagnostics)
     inline = None if any(derived) else _inline(t.items, names, structs, imports)

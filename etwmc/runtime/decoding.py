@@ -1,7 +1,7 @@
 """Payload decoding by a template's field layout (standard library only).
 
 The inverse of :func:`etwmc.runtime.payload.encode`, over the same
-:class:`~etwmc.runtime.payload.Field` specs: the in-process backend decodes a payload to
+:class:`~etwmc.runtime.fields.Field` specs: the in-process backend decodes a payload to
 evaluate payload filters on its fields, and test helpers decode records to show them.
 Values are read by :class:`etwmc.payloadvalues.ValueReader`, the reader ``etwmc decode``
 uses too, with its rules (strings, SIDs, bounds).
@@ -21,17 +21,13 @@ written with, so they mean the two disagree.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 
 from ..payloadvalues import PayloadValueError, ValueReader
 from .encoder import STRUCT
-from .fields import Field
+from .fields import POINTER_SIZE, Field
 
 __all__ = ["PayloadDecodeError", "decode_payload"]
-
-# What this process writes (a pointer is as wide as its pointers).
-NATIVE_POINTER = struct.calcsize("P")
 
 
 class PayloadDecodeError(ValueError):
@@ -39,7 +35,7 @@ class PayloadDecodeError(ValueError):
 
 
 def decode_payload(
-    fields: Sequence[Field], data: bytes, pointer_size: int = NATIVE_POINTER
+    fields: Sequence[Field], data: bytes, pointer_size: int = POINTER_SIZE
 ) -> dict[str, object]:
     """Decode ``data`` by ``fields``: ``{field name: value}`` in template order.
 
@@ -70,8 +66,6 @@ def _decode_level(fields: tuple[Field, ...], reader: ValueReader, prefix: str) -
                 continue
             reader.spend(count, 0, max(1, len(f.members)))
             values.append([_one(f, reader, length, prefix) for _ in range(count)])
-        except PayloadDecodeError:
-            raise
         except (PayloadValueError, IndexError) as exc:
             raise PayloadDecodeError(f"field {prefix + f.name!r}: {exc}") from None
     return {f.name: v for f, v in zip(fields, values, strict=True)}

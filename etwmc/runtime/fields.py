@@ -4,8 +4,8 @@
 field of which event could not be, and why.  Generated modules import both (through
 :mod:`etwmc.runtime.payload`), as do the generic encoder (:mod:`.encoder`), the payload
 decoder and the in-process backend's payload filters: they stand here, below all of
-them, with the string encoders and the pointer width that generated code and the
-encoder share.
+them, with the string encoders and the pointer width (one, for the generated code,
+the encoder, the decoder and the backend's records).
 
 Imported with every generated module, so it imports nothing heavy (no typing).
 """
@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see stat
 if TYPE_CHECKING:
     from typing import Final, NamedTuple
 
-__all__ = ["POINTER_FORMAT", "EventError", "Field", "ansi", "u16"]
+__all__ = ["POINTER_FORMAT", "POINTER_SIZE", "EventError", "Field", "ansi", "u16"]
 
 
 class EventError(ValueError):
@@ -63,4 +63,5 @@ u16: Final = codecs.utf_16_le_encode
 # unless their outType is win:Utf8.
 ansi: Final = codecs.getencoder("cp1252")
 # A pointer is as wide as this process's pointers (what ETW records with each event).
-POINTER_FORMAT: Final = "Q" if struct.calcsize("P") == 8 else "I"
+POINTER_SIZE: Final = struct.calcsize("P")
+POINTER_FORMAT: Final = "Q" if POINTER_SIZE == 8 else "I"

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import sys
 import threading
 import time
 import uuid
@@ -61,7 +60,7 @@ from typing import NamedTuple
 from ..activity import _current as _current_activity
 from ..descriptor import EventDescriptor, unpack_descriptor
 from ..eventfile import EventRecord
-from ..fields import Field
+from ..fields import POINTER_SIZE, Field
 from ..filters import CompiledPayloadFilter, PayloadFilter, compile_payload_filter
 from ..state import (
     CAPTURE_STATE,
@@ -102,7 +101,6 @@ MAX_GLOBAL_SESSIONS = 64
 MAX_PRIVATE_SESSIONS = 4
 # FILETIME counts 100 ns intervals from 1601-01-01; Unix time starts 11644473600 s later.
 _FILETIME_UNIX_EPOCH = 116_444_736_000_000_000
-_POINTER_SIZE = 8 if sys.maxsize > 2**32 else 4
 _time_ns = time.time_ns
 
 
@@ -433,7 +431,7 @@ class InProcBackend:
                 self._descriptors[descriptor] = d
         if self._now is _time_ns:
             raw = raw[:2] + (raw[2] // 100 + _FILETIME_UNIX_EPOCH,) + raw[3:]
-        return make_record(raw, d, _POINTER_SIZE)
+        return make_record(raw, d, POINTER_SIZE)
 
     # -- internals ----------------------------------------------------------------------------
 
