@@ -84,7 +84,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
             module = importlib.import_module(command.module)
             p.description = module.DESCRIPTION
             module.configure(p)
-            p.set_defaults(_run=module.run)
+            p.set_defaults(_run=module.run, _pauses_collector=command.pauses_collector)
     return parser
 
 
@@ -174,7 +174,7 @@ def _main(argv: Sequence[str] | None, after_imports: Callable[[str], None] | Non
     if after_imports is not None:
         after_imports(args.command)
     try:
-        with collection_policy(args.command):
+        with collection_policy(args._pauses_collector):
             result: int = args._run(args)
         sys.stdout.flush()  # a full or closed output shows here, not at exit
         return result

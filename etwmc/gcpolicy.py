@@ -10,7 +10,8 @@ synthetic manifests, measured both ways); within the noise, either way, for Shel
 and ClrEtwAll.
 
 The command line turns automatic collection off for the commands that compile
-manifests (``lint``, ``compile``, ``mc``) and back on when the command returns.  It is
+manifests (``lint``, ``compile``, ``mc``: their ``Command.pauses_collector`` in
+:data:`etwmc.commands.COMMANDS`) and back on when the command returns.  It is
 a policy for a process that runs one command and ends, not for the library: a library
 call that switched off a collector the whole process shares would take it from every
 other thread of its host, and a pause limited to one stage of a compile pays, when
@@ -25,16 +26,13 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# The commands that build one model per manifest and end.
-PAUSED_COMMANDS = frozenset({"lint", "compile", "mc"})
-
 
 @contextmanager
-def collection_policy(command: str) -> Iterator[None]:
+def collection_policy(pauses: bool) -> Iterator[None]:
     """Run a command with the collector as it suits the command: automatic collection
-    off for the :data:`PAUSED_COMMANDS`, and as it was again afterwards (a caller that
-    runs commands in its own process, as tests do, gets its collector back)."""
-    pause = command in PAUSED_COMMANDS and gc.isenabled()
+    off for one that ``pauses`` it, and as it was again afterwards (a caller that runs
+    commands in its own process, as tests do, gets its collector back)."""
+    pause = pauses and gc.isenabled()
     if pause:
         gc.disable()
     try:

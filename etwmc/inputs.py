@@ -25,7 +25,7 @@ from typing import BinaryIO, Literal
 from .codes import E_BLOB, E_EVENTS, E_MESSAGES, Code
 from .diagnostics import Diagnostic, Span, diag
 from .model import Manifest
-from .regularfile import NotRegularFile, open_regular
+from .regularfile import open_regular
 
 # mc's largest blobs are a few MiB; a binary input is read whole, so it is bounded.
 MAX_BINARY = 64 * 1024 * 1024
@@ -42,9 +42,8 @@ def open_input(path: str | os.PathLike[str]) -> BinaryIO:
     cannot be (see the module docstring)."""
     try:
         return open_regular(path)
-    except OSError as e:  # NotRegularFile says what the path is instead
-        why = str(e) if isinstance(e, NotRegularFile) else e.strerror or str(e)
-        raise UsageError(f"cannot read {os.fspath(path)}: {why}") from None
+    except OSError as e:  # a NotRegularFile has no strerror: its text says what the path is
+        raise UsageError(f"cannot read {os.fspath(path)}: {e.strerror or e}") from None
 
 
 def require_input(path: str | os.PathLike[str]) -> None:

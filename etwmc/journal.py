@@ -43,8 +43,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from . import digest
-from .digest import sha256_of_pieces
+from .digest import sha256_hex, sha256_of_pieces
 from .record import Record
 from .regularfile import open_regular
 
@@ -79,10 +78,6 @@ def hash_regular(path: Path) -> str | None:
             return sha256_of_pieces(iter(lambda: f.read(1 << 20), b"")).hex()
     except OSError:
         return None
-
-
-def sha256(data: bytes) -> str:
-    return digest.sha256(data).hex()
 
 
 def plain_name(name: object) -> bool:
@@ -312,7 +307,7 @@ class Transaction:
                 if old is None and os.path.lexists(final):
                     # No backup could be checked on the way back: refuse before writing.
                     raise Failure(final, "it cannot be read back to keep a copy")
-                part.entries.append(Entry(name, old, sha256(part.files[name])))
+                part.entries.append(Entry(name, old, sha256_hex(part.files[name])))
         for part in self.parts:
             peers = [
                 Peer(str(other.folder), e.name, e.new)

@@ -15,12 +15,12 @@ resolved, which the validator reports as an error).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal, TypeAlias
 
 from .diagnostics import NOWHERE, Span
-from .record import Record, field, fields
+from .record import Record, field, slot_setters
 from .winmeta import InType, OutType
 
 QName: TypeAlias = tuple[str, str]  # (namespace URI, local name)
@@ -423,17 +423,10 @@ class String(Record, kw_only=True):
         s[2](self, span)
 
 
-def _slot_setters(cls: type) -> tuple[Callable[[object, object], None], ...]:
-    """Each field's slot setter, in field order, for the records that write their
-    ``__init__`` out: a setter costs a third of ``object.__setattr__``, which looks the
-    slot up by name on every call."""
-    return tuple(vars(cls)[name].__set__ for name in fields(cls))
-
-
-_FIELD_SLOTS = _slot_setters(Field)
-_XML_NODE_SLOTS = _slot_setters(XmlNode)
-_EVENT_SLOTS = _slot_setters(Event)
-_STRING_SLOTS = _slot_setters(String)
+_FIELD_SLOTS = slot_setters(Field)
+_XML_NODE_SLOTS = slot_setters(XmlNode)
+_EVENT_SLOTS = slot_setters(Event)
+_STRING_SLOTS = slot_setters(String)
 
 _NO_STRINGS: MappingProxyType[str, String] = MappingProxyType({})
 

@@ -92,22 +92,12 @@ def tokens(text: str) -> Iterator[Token]:
 def shown(text: str, insert: Callable[[int], str]) -> str:
     """The message as a reader shows it: :func:`tokens` up to the first stop, escapes
     read, each insert replaced by ``insert(number)`` (the generated modules' docstrings
-    read every event's message this way, without making the tokens)."""
-    if "%" not in text:
-        return text
+    read every event's message this way)."""
     out: list[str] = []
-    pos = 0
-    for m in _TOKEN.finditer(text):
-        out.append(text[pos : m.start()])
-        pos = m.end()
-        number, _, _, ch = m.groups()
-        if number is not None:
-            out.append(insert(int(number)))
-        elif ch == "0":
-            return "".join(out)
-        elif ch is not None:
-            out.append(_ESCAPES.get(ch, ch))
-    out.append(text[pos:])
+    for t in tokens(text):
+        if isinstance(t, Stop):
+            break
+        out.append(insert(t.number) if isinstance(t, Insert) else t)
     return "".join(out)
 
 

@@ -32,7 +32,7 @@ import operator
 from collections.abc import Callable
 from typing import Any, TypeVar, dataclass_transform
 
-__all__ = ["FrozenRecordError", "Record", "field", "fields", "replace"]
+__all__ = ["FrozenRecordError", "Record", "field", "fields", "replace", "slot_setters"]
 
 R = TypeVar("R", bound="Record")
 
@@ -141,7 +141,6 @@ class _RecordType(type):
         cls._record_compared = compared
         cls._record_defaults = inherited_defaults | body.defaults
         cls._record_factories = inherited_factories | body.factories
-        cls._record_kw_only = kw_only
         cls._record_key = operator.attrgetter(*compared) if compared else (lambda record: ())
         if not kw_only:
             optional = cls._record_defaults.keys() | cls._record_factories.keys()
@@ -152,7 +151,7 @@ class _RecordType(type):
             for method in ("__lt__", "__le__", "__gt__", "__ge__"):
                 setattr(cls, method, _comparison(method))
         if "__init__" not in namespace:  # a class may write its own
-            cls.__init__ = _initializer(cls)  # type: ignore[misc]
+            cls.__init__ = _initializer(cls, kw_only)  # type: ignore[misc]
         return cls
 
     # Set on each record class by __new__.
@@ -160,7 +159,6 @@ class _RecordType(type):
     _record_compared: tuple[str, ...]  # the fields equality, hashing and ordering use
     _record_defaults: dict[str, Any]
     _record_factories: dict[str, Callable[[], object]]  # fresh defaults, made per record
-    _record_kw_only: bool
     _record_key: Callable[[Any], Any]
 
 
@@ -177,7 +175,14 @@ def _comparison(method: str) -> Callable[[Any, Any], Any]:
     return compared
 
 
-def _initializer(cls: _RecordType) -> Callable[..., None]:
+def slot_setters(cls: type[Record] | _RecordType) -> tuple[Callable[[Any, Any], None], ...]:
+    """Each field's slot setter, in field order: what a record's ``__init__`` (made here,
+    or written out by a class for speed) sets its fields with; a setter costs a third of
+    ``object.__setattr__``, which looks the slot up by name on every call."""
+    return tuple(getattr(cls, name).__set__ for name in cls._record_fields)
+
+
+def _initializer(cls: _RecordType, kw_only: bool) -> Callable[..., None]:
     """``cls.__init__``: a closure over the class's fields, made once per class (no
     source is compiled); a record made with every field by position, the common case
     for small records, takes the short path."""
@@ -186,9 +191,7 @@ def _initializer(cls: _RecordType) -> Callable[..., None]:
     count = len(names)
     defaults = cls._record_defaults
     factories = cls._record_factories
-    kw_only = cls._record_kw_only
-    # Each slot's own setter: faster than object.__setattr__, which looks it up.
-    setters = tuple(getattr(cls, n).__set__ for n in names)
+    setters = slot_setters(cls)
     named_setters = tuple(zip(setters, names, strict=True))
     post_init: Callable[[Any], None] | None = getattr(cls, "__post_init__", None)
 

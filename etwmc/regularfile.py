@@ -38,11 +38,11 @@ def kind_of_mode(mode: int) -> str:
 
 class NotRegularFile(OSError):
     """The path names a FIFO, socket, device or folder: reading it could block forever
-    or never end, so it is refused before any byte is read.  ``kind`` says what it is."""
+    or never end, so it is refused before any byte is read.  Its message says what the
+    path is (:func:`kind_of_mode`)."""
 
     def __init__(self, mode: int) -> None:
-        self.kind = kind_of_mode(mode)
-        super().__init__(f"it is {self.kind}, not a regular file")
+        super().__init__(f"it is {kind_of_mode(mode)}, not a regular file")
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:

@@ -21,6 +21,7 @@ from conftest import slow
 from etwmc import journal
 from etwmc.cli import main
 from etwmc.compile import compile_manifest
+from etwmc.digest import sha256_hex
 from etwmc.writer import stale, write_set, write_sets
 
 OLD = {"a.py": b"old a", "b.bin": b"old b", "c.rc": b"old c", "keep.txt": b"kept"}
@@ -146,7 +147,7 @@ def test_a_journal_cannot_name_files_outside_its_folder(tmp_path: Path) -> None:
     write_set(inner, {"a.py": b"1"})
     victim = tmp_path / "victim.txt"
     victim.write_bytes(b"precious")
-    sha = journal.sha256(b"precious")
+    sha = sha256_hex(b"precious")
     entries = [{"name": "../victim.txt", "old": None, "new": sha}]
     entries.append({"name": "a.py", "old": None, "new": "x"})
     doc = {"etwmc-journal": 1, "files": entries}

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from etwmc.record import FrozenRecordError, Record, field, fields, replace
+from etwmc.record import FrozenRecordError, Record, field, fields, replace, slot_setters
 
 
 class Point(Record, order=True):
@@ -126,6 +126,15 @@ def test_a_written_out_init_is_kept() -> None:
             object.__setattr__(self, "b", b)
 
     assert Pair(1, 2).a == 10 and Pair(1, 2) == Pair(1, 2)
+
+
+def test_slot_setters_set_every_field_in_order_inherited_ones_first() -> None:
+    setters = slot_setters(Point3)
+    assert len(setters) == len(fields(Point3)) == 4
+    p = Point3(0)
+    for setter, value in zip(setters, (1, 2, "p", 3), strict=True):
+        setter(p, value)
+    assert (p.x, p.y, p.label, p.z) == (1, 2, "p", 3)
 
 
 def test_declaring_records_imports_no_dataclasses() -> None:

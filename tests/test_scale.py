@@ -15,13 +15,15 @@ import pytest
 
 from conftest import corpus_files
 from etwmc import __version__, cli, winmeta
-from etwmc.gcpolicy import PAUSED_COMMANDS, collection_policy
+from etwmc.commands import COMMANDS
+from etwmc.gcpolicy import collection_policy
 from etwmc.header import HeaderOptions, build_header
 from etwmc.model import BINARY_LENGTH_FIELD, Field, Map, Provider, Struct, Template
 from etwmc.pe import resource_dll
 from etwmc.python import check, docstrings, generate, literals
 from etwmc.validate import check_file
 from etwmc.wevt import binary_outputs, binxml, output_diagnostics
+from etwmc.wevt.reader_binxml import Buf, Element, Subst, Text, parse_fragment
 
 VALID = Path(__file__).parent / "manifests" / "valid"
 
@@ -101,24 +103,22 @@ def test_compiling_leaves_no_reference_cycles(path: Path, collector_off: None) -
 
 
 def test_compile_commands_run_without_automatic_collection() -> None:
-    assert PAUSED_COMMANDS == {"lint", "compile", "mc"}
+    assert {c.name for c in COMMANDS if c.pauses_collector} == {"lint", "compile", "mc"}
     assert gc.isenabled()
-    for command in PAUSED_COMMANDS:
-        with collection_policy(command):
-            assert not gc.isenabled()
-        assert gc.isenabled()
-    with collection_policy("decode"):
+    for command in COMMANDS:
+        with collection_policy(command.pauses_collector):
+            assert gc.isenabled() is not command.pauses_collector, command.name
         assert gc.isenabled()
 
 
 def test_the_policy_leaves_a_collector_that_was_off_off(collector_off: None) -> None:
-    with collection_policy("compile"):
+    with collection_policy(True):
         assert not gc.isenabled()
     assert not gc.isenabled()
 
 
 def test_the_collector_is_back_after_a_command_fails(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), collection_policy("compile"):
+    with pytest.raises(RuntimeError), collection_policy(True):
         raise RuntimeError
     assert gc.isenabled()
 
@@ -189,16 +189,46 @@ def _templates() -> list[Template]:
     return found
 
 
-def test_eventdata_templates_are_encoded_as_their_element_tree_is() -> None:
-    """The direct EventData encoder gives the XML text (which the template id hashes) and
-    the BinXML that the element tree gives: every template read, and odd ones."""
+_ATTR_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+_ATTR_ESCAPES |= {"\t": "&#x9;", "\n": "&#xA;", "\r": "&#xD;"}
+
+
+def _attr(value: str) -> str:
+    return "".join(_ATTR_ESCAPES.get(c, c) for c in value)
+
+
+def test_eventdata_templates_encode_their_fixed_shape() -> None:
+    """Every EventData template read, and odd ones (markup characters in names, structs,
+    counts, binary items, no items): the id hashes mc's XML text of the template, and the
+    BinXML reads back as one element per item, each with its Name and its substitution."""
     templates = [t for t in _templates() if t.user_data is None]
     assert len(templates) > 100
     for t in templates:
         types = binxml.value_types(t)
-        tree = binxml.template_tree(t)
-        expected = (binxml.xml_text(tree), binxml.binxml(tree, types))
-        assert binxml._event_data_encoded(t, types) == expected, t.tid
+        items = t.items[:-2] if t.binary is not None else t.items
+        expected: list[tuple[str, list[tuple[str, list[Text | Subst]]], list[object]]] = []
+        texts: list[str] = []
+        for n, item in enumerate(items, 1):
+            tag = "ComplexData" if isinstance(item, Struct) else "Data"
+            texts.append(f'<{tag} Name="{_attr(item.name)}">%{n}</{tag}>')
+            expected.append((tag, [("Name", [Text(item.name)])], [Subst(n - 1, types[n - 1])]))
+        if t.binary is not None:
+            n = len(t.items)
+            texts.append(f"<Binary>%{n}</Binary>")
+            expected.append(("Binary", [], [Subst(n - 1, types[n - 1])]))
+        head = "<EventData" if t.name is None else f'<EventData Name="{_attr(t.name)}"'
+        text = f"{head}>{''.join(texts)}</EventData>" if texts else head + "/>"
+
+        tid, data = binxml.encode_template(t)
+        assert tid == binxml.template_id(text, types), t.tid
+        assert len(data) % 4 == 0
+        root, end = parse_fragment(Buf(data), 0, len(data))
+        assert root is not None and data[end:] == b"\0" * (len(data) - end)
+        assert root.name == "EventData"
+        assert root.attrs == ([] if t.name is None else [("Name", [Text(t.name)])]), t.tid
+        children = [(c.name, c.attrs, c.children) for c in root.children if isinstance(c, Element)]
+        assert children == expected, t.tid
+        assert all(isinstance(c, Element) for c in root.children), t.tid
 
 
 def _texts() -> list[str]:

@@ -44,6 +44,9 @@ class Command(Record):
     name: str
     summary: str
     raw: bool = False  # the module parses its own arguments (mc's command line)
+    # It builds one model per manifest and ends: the cycle collector is paused while it
+    # runs (etwmc.gcpolicy says why).
+    pauses_collector: bool = False
 
     @property
     def module(self) -> str:
@@ -51,9 +54,18 @@ class Command(Record):
 
 
 COMMANDS: tuple[Command, ...] = (
-    Command("lint", "validate manifests and report problems"),
-    Command("compile", "compile manifests into Python provider modules and binary resources"),
-    Command("mc", "mc.exe's command line: C/C++ header, .rc, TEMP.BIN, message tables", raw=True),
+    Command("lint", "validate manifests and report problems", pauses_collector=True),
+    Command(
+        "compile",
+        "compile manifests into Python provider modules and binary resources",
+        pauses_collector=True,
+    ),
+    Command(
+        "mc",
+        "mc.exe's command line: C/C++ header, .rc, TEMP.BIN, message tables",
+        raw=True,
+        pauses_collector=True,
+    ),
     Command("decompile", "rebuild a manifest from a WEVT_TEMPLATE blob"),
     Command("decode", "decode an .etl trace (or an etwmc event file) into events"),
     Command("diff", "report changes between two manifests that break decoders or consumers"),

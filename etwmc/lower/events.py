@@ -119,12 +119,6 @@ class Scope:
         for t in templates:
             by_tid.setdefault(t.tid, t)
         self.templates = Names(by_tid, tuple(by_tid))
-        # What a level, task, opcode or keyword token finds without a report: the
-        # provider's own item of that QName, else the win: one (resolve()'s order).
-        self.level_refs = {**LEVEL.builtin.by_key, **self.levels.by_key}
-        self.task_refs = {**TASK.builtin.by_key, **self.tasks.by_key}
-        self.opcode_refs = {**OPCODE.builtin.by_key, **self.opcodes.by_key}
-        self.keyword_refs = {**KEYWORDS.builtin.by_key, **self.keywords.by_key}
 
 
 def resolve(
@@ -156,48 +150,35 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     level = task = opcode = None
     channel = template = None
     unresolved: set[str] = set()
-    # lxml builds nsmap anew from every ancestor on each access: read it once.  A
-    # reference that names nothing is left to resolve(), which reports it.
+    # lxml builds nsmap anew from every ancestor on each access: read it once.
     nsmap = e.nsmap
     text = e.get("level")
     if text is not None:
-        key = qname(nsmap, text)
-        level = s.level_refs.get(key) or resolve(cx, e, LEVEL, text, key, (s.levels,), unresolved)
+        level = resolve(cx, e, LEVEL, text, qname(nsmap, text), (s.levels,), unresolved)
     text = e.get("task")
     if text is not None:
-        key = qname(nsmap, text)
-        task = s.task_refs.get(key) or resolve(cx, e, TASK, text, key, (s.tasks,), unresolved)
+        task = resolve(cx, e, TASK, text, qname(nsmap, text), (s.tasks,), unresolved)
     text = e.get("opcode")
     if text is not None:
-        key = qname(nsmap, text)
         own = s.task_opcodes.get(task.qname) if task is not None else None
-        opcode = (own.by_key.get(key) if own is not None else None) or s.opcode_refs.get(key)
-        if opcode is None:
-            scopes = (s.opcodes,) if own is None else (own, s.opcodes)
-            opcode = resolve(cx, e, OPCODE, text, key, scopes, unresolved)
+        scopes = (s.opcodes,) if own is None else (own, s.opcodes)
+        opcode = resolve(cx, e, OPCODE, text, qname(nsmap, text), scopes, unresolved)
     keywords: tuple[Keyword, ...] = ()
     text = e.get("keywords")
     if text is not None:
         found: list[Keyword] = []
-        known = s.keyword_refs
         for tok in text.split():
-            key = qname(nsmap, tok)
-            kw = known.get(key) or resolve(cx, e, KEYWORDS, tok, key, (s.keywords,), unresolved)
+            kw = resolve(cx, e, KEYWORDS, tok, qname(nsmap, tok), (s.keywords,), unresolved)
             if kw is not None:
                 found.append(kw)
         keywords = tuple(found)
     text = e.get("channel")
     if text is not None:
         tok = text.strip()
-        channel = s.channels.by_key.get(tok) or resolve(
-            cx, e, CHANNEL, tok, tok, (s.channels,), unresolved
-        )
+        channel = resolve(cx, e, CHANNEL, tok, tok, (s.channels,), unresolved)
     text = e.get("template")
     if text is not None:
-        tid = text.strip()
-        template = s.templates.by_key.get(tid) or resolve(
-            cx, e, TEMPLATE, text, tid, (s.templates,), unresolved
-        )
+        template = resolve(cx, e, TEMPLATE, text, text.strip(), (s.templates,), unresolved)
     return Event(
         value=cx.int_attr(e, "value", 0) or 0,
         version=cx.int_attr(e, "version", 0) or 0,

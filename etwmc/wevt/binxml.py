@@ -34,7 +34,6 @@ import math
 import re
 import struct
 from collections.abc import Sequence
-from typing import Final
 
 from ..digest import sha256
 from ..model import Field, Struct, Template, XmlNode
@@ -329,99 +328,8 @@ def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> byte
 def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[bytes, bytes]:
     """(template id, padded BinXML) for one template."""
     types = value_types(template)
-    if template.user_data is None:
-        text, data = _event_data_encoded(template, types)
-        return template_id(text, types, legacy=legacy_ids), data
     tree = template_tree(template)
     return template_id(xml_text(tree), types, legacy=legacy_ids), binxml(tree, types)
-
-
-# --------------------------------------------------------------------------- EventData
-
-# Most templates are EventData, whose shape is fixed (one element per item, each with
-# one attribute and one substitution): their XML text and BinXML are written straight
-# from the template, without the element tree, which costs several times more.  A test
-# holds both ways to the same bytes.
-
-
-@functools.cache
-def _name_bytes(name: str) -> bytes:
-    """An inline name (:func:`_name`) of one of the few fixed names below."""
-    out = bytearray()
-    _name(out, name)
-    return bytes(out)
-
-
-_OPEN: Final = bytes((BX_OPEN_START,)) + struct.pack("<H", BX_NO_DEPENDENCY)
-_OPEN_ATTRS: Final = bytes((BX_OPEN_START | BX_MORE,)) + struct.pack("<H", BX_NO_DEPENDENCY)
-_STRING_VALUE: Final = struct.Struct("<BBH")
-_U32: Final = struct.Struct("<I")
-
-
-# The fixed bytes around an item's name and substitution, made once.
-_NAME_ATTRIBUTE_HEAD: Final = bytes((BX_ATTRIBUTE,)) + _name_bytes("Name")
-_SUBSTITUTED: Final = struct.Struct("<BBHBB")  # close start, substitution, end element
-
-
-def _name_attribute(value: str) -> bytes:
-    """The attribute list of an element whose one attribute is ``Name="value"``."""
-    data = _units(value)
-    size = len(_NAME_ATTRIBUTE_HEAD) + _STRING_VALUE.size + len(data)
-    return b"".join(
-        (
-            _U32.pack(size),
-            _NAME_ATTRIBUTE_HEAD,
-            _STRING_VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2),
-            data,
-        )
-    )
-
-
-def _item_element(tag: str, name: str | None, n: int, types: Sequence[int]) -> bytes:
-    """``<tag [Name="name"]>%n</tag>``."""
-    tag_bytes = _name_bytes(tag)
-    attribute = _name_attribute(name) if name is not None else b""
-    size = len(tag_bytes) + len(attribute) + _SUBSTITUTED.size
-    return b"".join(
-        (
-            _OPEN if name is None else _OPEN_ATTRS,
-            _U32.pack(size),
-            tag_bytes,
-            attribute,
-            _SUBSTITUTED.pack(BX_CLOSE_START, BX_SUBSTITUTION, n - 1, types[n - 1], BX_END_ELEMENT),
-        )
-    )
-
-
-def _event_data_encoded(template: Template, types: Sequence[int]) -> tuple[str, bytes]:
-    """(XML text, padded BinXML) of an EventData template, as :func:`_event_data`'s
-    tree gives them through :func:`xml_text` and :func:`binxml`."""
-    items = template.items
-    shown = items[:-2] if template.binary is not None else items
-    texts: list[str] = []
-    elements: list[bytes] = []
-    for n, item in enumerate(shown, 1):
-        tag = "ComplexData" if isinstance(item, Struct) else "Data"
-        texts.append(f'<{tag} Name="{_esc_attr(item.name)}">%{n}</{tag}>')
-        elements.append(_item_element(tag, item.name, n, types))
-    if template.binary is not None:
-        texts.append(f"<Binary>%{len(items)}</Binary>")
-        elements.append(_item_element("Binary", None, len(items), types))
-    name = template.name
-    head = "<EventData" if name is None else f'<EventData Name="{_esc_attr(name)}"'
-    text = f"{head}>{''.join(texts)}</EventData>" if texts else head + "/>"
-    body = b"".join(
-        (
-            _name_bytes("EventData"),
-            _name_attribute(name) if name is not None else b"",
-            bytes((BX_CLOSE_START,)),
-            *elements,
-            bytes((BX_END_ELEMENT,)),
-        )
-    )
-    root = (_OPEN if name is None else _OPEN_ATTRS) + _U32.pack(len(body)) + body
-    data = b"".join((BX_FRAGMENT, root, bytes((BX_END_OF_FRAGMENT,))))
-    return text, data + b"\0" * (-len(data) % 4)
 
 
 # --------------------------------------------------------------------------- MD5 (mc 8.1)
