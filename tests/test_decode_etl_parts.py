@@ -331,6 +331,8 @@ def test_event_json_is_plain_json_and_text_keeps_lines() -> None:
     assert text.count("\n") == 1 and 'a="x\\ny"' in text
     assert "".join(render([], "json")) == "[]\n"
     assert json.loads("".join(render([ev, ev], "json"))) == [as_object(ev), as_object(ev)]
+    with pytest.raises(ValueError, match="render_records"):
+        render([ev], "jsonl")  # JSON Lines are render_records', never an array in disguise
 
 
 def test_summary_lists_reasons() -> None:

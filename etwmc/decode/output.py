@@ -116,7 +116,9 @@ def render(events: Iterable[Event], fmt: str) -> Iterator[str]:
     if fmt == "text":
         stamps = Stamps()
         return (event_text(ev, stamps) + "\n" for ev in events)
-    return render_json(map(JsonLines().line, events))
+    if fmt == "json":
+        return render_json(map(JsonLines().line, events))
+    raise ValueError(f"render writes 'text' or 'json', not {fmt!r} (JSON Lines: render_records)")
 
 
 def render_records(
