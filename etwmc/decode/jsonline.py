@@ -89,6 +89,8 @@ class Stamps:
 
     def json(self, filetime: int | None) -> str:
         """:meth:`timestamp` as JSON."""
+        if filetime is not None and self.low <= filetime < self.high:
+            return f'"{self.second_text}{filetime - self.low:07d}Z"'
         return plain_json(self.timestamp(filetime))
 
     def guid(self, raw: bytes) -> str | None:
