@@ -39,20 +39,6 @@ def plain_json(s: str | None) -> str:
     return "null" if s is None else f'"{s}"'
 
 
-def _ids_json(
-    stamps: Stamps, pid: int | None, tid: int | None, activity: bytes = b"", related: bytes = b""
-) -> str:
-    """An event's "pid", "tid", "activity_id" and "related_activity_id" keys and values
-    (the activity ids null when neither is given)."""
-    pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
-    if (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID):
-        return (
-            f'{pids},"activity_id":{plain_json(stamps.guid(activity))},'
-            f'"related_activity_id":{plain_json(stamps.guid(related))}'
-        )
-    return pids + _NO_IDS
-
-
 class Stamps:
     """Timestamps and GUIDs as text, with what repeats kept."""
 
@@ -146,7 +132,7 @@ class JsonLines:
             head,
             start,
             kind,
-            self._bare(start, f',{kind}false,"message":null}}'),
+            self._bare(start, f'{_NO_IDS},{kind}false,"message":null}}'),
             self._decoded(start, f',{kind}true,"message":null,"fields":'),
         )
         if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
@@ -158,7 +144,10 @@ class JsonLines:
         rest += self.end
 
         def bare(t: int | None, pid: int | None, tid: int | None) -> str:
-            return f"{start}{stamps.json(t)},{_ids_json(stamps, pid, tid)}{rest}"
+            return (
+                f'{start}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
+                f'"tid":{"null" if tid is None else tid}{rest}'
+            )
 
         return bare
 
@@ -175,9 +164,18 @@ class JsonLines:
             fields: str,
             trailing: int,
         ) -> str:
+            if (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID):
+                ids = (
+                    f',"activity_id":{plain_json(stamps.guid(activity))},'
+                    f'"related_activity_id":{plain_json(stamps.guid(related))}'
+                )
+            else:
+                ids = _NO_IDS
             tail = f',"trailing_bytes":{trailing}{close}' if trailing else close
-            ids = _ids_json(stamps, pid, tid, activity, related)
-            return f"{start}{stamps.json(t)},{ids}{middle}{fields}{tail}"
+            return (
+                f'{start}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
+                f'"tid":{"null" if tid is None else tid}{ids}{middle}{fields}{tail}'
+            )
 
         return decoded
 
@@ -197,6 +195,14 @@ class JsonLines:
         if decoded and message is None and fields is not None and error is None:
             return found[4](t, pid, tid, activity, related, fields, trailing)
         stamps = self.stamps
+        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
+        if ids:
+            ids_json = (
+                f',"activity_id":{plain_json(stamps.guid(activity))},'
+                f'"related_activity_id":{plain_json(stamps.guid(related))}'
+            )
+        else:
+            ids_json = _NO_IDS
         if fields is not None:
             if trailing:
                 tail = f',"fields":{fields},"trailing_bytes":{trailing}}}'
@@ -207,8 +213,7 @@ class JsonLines:
         else:
             tail = "}"
         return (
-            f"{found[1]}{stamps.json(t)},{_ids_json(stamps, pid, tid, activity, related)},"
-            f"{found[2]}"
+            f"{found[1]}{stamps.json(t)},{pids}{ids_json},{found[2]}"
             f"{'true' if decoded else 'false'},"
             f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
         )
