@@ -76,8 +76,10 @@ def _dups(
         k = key(item)
         if k is None:
             continue
-        earlier = first.setdefault(k, item)
-        if earlier is not item:
+        earlier = first.get(k)
+        if earlier is None:
+            first[k] = item
+        else:
             yield diag(c, span(item), message(item, span(earlier)), attr=attr, hint=hint)
 
 
@@ -357,8 +359,10 @@ def _field_dups(
     for i in items:
         if not i.name:
             continue
-        earlier = first.setdefault(i.name, i)
-        if earlier is not i:
+        earlier = first.get(i.name)
+        if earlier is None:
+            first[i.name] = i
+        else:
             label = (
                 f'<template tid="{t.tid}">'
                 if struct is None
