@@ -28,5 +28,20 @@ def sha256_of_pieces(pieces: Iterable[bytes]) -> bytes:
     return h.digest()
 
 
+def sha256_and_compare(pieces: Iterable[bytes], data: bytes) -> tuple[bytes, bool]:
+    """The SHA-256 of the pieces one after another, and whether together they are
+    exactly ``data``: a file hashed and compared in the one reading."""
+    h = hashlib.sha256(usedforsecurity=False)
+    view = memoryview(data)
+    at = 0
+    same = True
+    for piece in pieces:
+        h.update(piece)
+        if same:
+            same = view[at : at + len(piece)] == piece
+        at += len(piece)
+    return h.digest(), same and at == len(data)
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data, usedforsecurity=False).hexdigest()

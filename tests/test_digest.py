@@ -24,3 +24,21 @@ def test_known_answers() -> None:
     assert digest.sha256_hex(b"abc") == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
+
+
+@pytest.mark.parametrize(
+    ("pieces", "data", "same"),
+    [
+        ([], b"", True),
+        ([b"ab", b"c"], b"abc", True),
+        ([b"ab", b"d"], b"abc", False),  # same length, last piece differs
+        ([b"ab"], b"abc", False),  # a prefix
+        ([b"ab", b"cd"], b"abc", False),  # longer
+    ],
+)
+def test_a_reading_hashed_and_compared_at_once(
+    pieces: list[bytes], data: bytes, same: bool
+) -> None:
+    got, equal = digest.sha256_and_compare(iter(pieces), data)
+    assert got == hashlib.sha256(b"".join(pieces)).digest()
+    assert equal is same
