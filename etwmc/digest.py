@@ -28,19 +28,25 @@ def sha256_of_pieces(pieces: Iterable[bytes]) -> bytes:
     return h.digest()
 
 
-def sha256_and_compare(pieces: Iterable[bytes], data: bytes) -> tuple[bytes, bool]:
-    """The SHA-256 of the pieces one after another, and whether together they are
-    exactly ``data``: a file hashed and compared in the one reading."""
-    h = hashlib.sha256(usedforsecurity=False)
-    view = memoryview(data)
+def sha256_unless_equal(pieces: Iterable[bytes], data: bytes) -> bytes | None:
+    """None when the pieces one after another are exactly ``data``, else their SHA-256:
+    a file compared with what is about to replace it, and hashed only when it differs.
+    The bytes of ``data`` stand in for the pieces that matched, so the file is read
+    once either way."""
+    h = None
     at = 0
-    same = True
     for piece in pieces:
+        if h is None:
+            if data.startswith(piece, at):
+                at += len(piece)
+                continue
+            h = hashlib.sha256(memoryview(data)[:at], usedforsecurity=False)
         h.update(piece)
-        if same:
-            same = view[at : at + len(piece)] == piece
-        at += len(piece)
-    return h.digest(), same and at == len(data)
+    if h is None:
+        if at == len(data):
+            return None
+        h = hashlib.sha256(memoryview(data)[:at], usedforsecurity=False)
+    return h.digest()
 
 
 def sha256_hex(data: bytes) -> str:

@@ -43,7 +43,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from .digest import sha256_and_compare, sha256_hex, sha256_of_pieces
+from .digest import sha256_hex, sha256_of_pieces, sha256_unless_equal
 from .record import Record
 from .regularfile import open_regular
 
@@ -81,30 +81,30 @@ def hash_regular(path: Path) -> str | None:
         return None
 
 
-def check_regular(path: Path, data: bytes) -> tuple[str, bool] | None:
-    """(SHA-256 of a regular file's content, whether it is exactly ``data``), from one
-    reading in pieces; None when it is not a regular file that can be read.  A write
-    that leaves unchanged files alone learns both from it: which files to leave, and
-    the old content's hash its journal records for the others."""
+def check_regular(path: Path, data: bytes) -> tuple[bool, str | None] | None:
+    """Whether a regular file holds exactly ``data``, and when it does not, the SHA-256
+    of what it holds: one reading in pieces, hashed only when it differs.  None when it
+    is not a regular file that can be read.  A write that leaves unchanged files alone
+    learns both from it: which files to leave, and the old content's hash its journal
+    records for the others."""
     try:
         with open_regular(path) as f:
-            digest, same = sha256_and_compare(iter(lambda: f.read(_PIECE), b""), data)
+            digest = sha256_unless_equal(iter(lambda: f.read(_PIECE), b""), data)
     except OSError:
         return None
-    return digest.hex(), same
+    return digest is None, None if digest is None else digest.hex()
 
 
 def holds(path: Path, data: bytes) -> bool:
     """Whether ``path`` is a regular file holding exactly ``data``; read in pieces,
     and only as far as the first difference (a size that differs reads nothing)."""
-    view = memoryview(data)
     at = 0
     try:
         with open_regular(path) as f:
             if os.fstat(f.fileno()).st_size != len(data):
                 return False
             for piece in iter(lambda: f.read(_PIECE), b""):
-                if view[at : at + len(piece)] != piece:
+                if not data.startswith(piece, at):
                     return False
                 at += len(piece)
     except OSError:

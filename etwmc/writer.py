@@ -431,10 +431,10 @@ def write_sets(
                     found = check_regular(real / name, data)
                     if found is None:
                         continue
-                    digest, same = found
+                    same, digest = found
                     if same:
                         del named[name]
-                    else:
+                    elif digest is not None:
                         old[real / name] = digest
         _commit(files_by_folder, streams, shown_of, old)
     finally:

@@ -32,13 +32,14 @@ def test_known_answers() -> None:
         ([], b"", True),
         ([b"ab", b"c"], b"abc", True),
         ([b"ab", b"d"], b"abc", False),  # same length, last piece differs
+        ([b"xb", b"c"], b"abc", False),  # the first piece differs
         ([b"ab"], b"abc", False),  # a prefix
+        ([], b"abc", False),  # empty
         ([b"ab", b"cd"], b"abc", False),  # longer
     ],
 )
-def test_a_reading_hashed_and_compared_at_once(
+def test_a_reading_compared_and_hashed_when_it_differs(
     pieces: list[bytes], data: bytes, same: bool
 ) -> None:
-    got, equal = digest.sha256_and_compare(iter(pieces), data)
-    assert got == hashlib.sha256(b"".join(pieces)).digest()
-    assert equal is same
+    got = digest.sha256_unless_equal(iter(pieces), data)
+    assert got == (None if same else hashlib.sha256(b"".join(pieces)).digest())
