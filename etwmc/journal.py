@@ -342,13 +342,19 @@ class Transaction:
         for part in self.parts:
             for name in sorted(part.files):
                 final = part.folder / name
+                data = part.files[name]
+                new = sha256_hex(data)
                 old = self.old.get(final)
                 if old is None and os.path.lexists(final):
-                    old = hash_regular(final)
+                    # A file rewritten as it was (a compile run again) is only compared.
+                    found = check_regular(final, data)
+                    if found is not None:
+                        same, digest = found
+                        old = new if same else digest
                 if old is None and os.path.lexists(final):
                     # No backup could be checked on the way back: refuse before writing.
                     raise Failure(final, "it cannot be read back to keep a copy")
-                part.entries.append(Entry(name, old, sha256_hex(part.files[name])))
+                part.entries.append(Entry(name, old, new))
         for part in self.parts:
             peers = [
                 Peer(str(other.folder), e.name, e.new)

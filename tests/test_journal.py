@@ -197,6 +197,38 @@ def test_a_file_is_hashed_and_compared_in_one_reading(tmp_path: Path) -> None:
     assert not journal.holds(tmp_path / "fifo", b"")
 
 
+def test_a_journal_records_the_old_content_of_unchanged_and_changed_files(
+    tmp_path: Path,
+) -> None:
+    # An unchanged file is only compared (its old hash is its new one); a changed one
+    # is hashed in the same reading; either way a roll-back finds its backup.
+    write_set(tmp_path, OLD)
+    plan = {"a.py": OLD["a.py"], "b.bin": b"new b", "new.h": b"h"}
+    t = journal.Transaction({tmp_path: plan})
+    t.write_journals()
+    entries = {e.name: (e.old, e.new) for e in t.parts[0].entries}
+    assert entries == {
+        "a.py": (sha256_hex(OLD["a.py"]), sha256_hex(OLD["a.py"])),
+        "b.bin": (sha256_hex(OLD["b.bin"]), sha256_hex(b"new b")),
+        "new.h": (None, sha256_hex(b"h")),
+    }
+    t.write_temporaries()
+    t.back_up()
+    for e in t.parts[0].entries:
+        t.move(t.parts[0], e)
+    journal.recover(tmp_path, plan)  # every file is new: only the clean-up was left
+    assert _files(tmp_path) == {**OLD, **plan}
+    write_set(tmp_path, OLD)
+    (tmp_path / "new.h").unlink()
+    t = journal.Transaction({tmp_path: plan})
+    t.write_journals()
+    t.write_temporaries()
+    t.back_up()
+    t.move(t.parts[0], t.parts[0].entries[1])  # b.bin only: a killed write
+    journal.recover(tmp_path, plan)
+    assert _files(tmp_path) == OLD
+
+
 def test_leaving_unchanged_files_reads_each_old_file_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
