@@ -237,33 +237,18 @@ def oversized(template: Template) -> list[tuple[str, int]]:
 # Fixed-shape records of the fragment; sizes written as 0 are filled in afterwards.
 _OPEN = struct.Struct("<BHI")  # open-start token, dependency id, element size
 _NAME = struct.Struct("<HH")  # an inline name's hash and length
-_U16 = struct.Struct("<H")
+_VALUE = struct.Struct("<BBH")  # value token, value type, length
 _SUBSTITUTION = struct.Struct("<BHB")  # token, index, value type
 _U32 = struct.Struct("<I")
 
 
 # Every template repeats its element and attribute names (Data, Name, EventData ...):
-# the fixed bytes around each name are made once per name.
+# each name's inline form (with its hash, a loop over its code units) is made once.
 @functools.lru_cache(maxsize=1024)
 def _inline_name(name: str) -> bytes:
     """An inline name: hash, length, UTF-16 text, NUL."""
     data = _units(name)
     return _NAME.pack(name_hash(name), len(data) // 2) + data + b"\0\0"
-
-
-@functools.lru_cache(maxsize=1024)
-def _open_start(name: str, attributes: bool) -> bytes:
-    """An open-start token, its dependency id, a zero size, the inline name."""
-    token = BX_OPEN_START | BX_MORE if attributes else BX_OPEN_START
-    return _OPEN.pack(token, BX_NO_DEPENDENCY, 0) + _inline_name(name)
-
-
-@functools.lru_cache(maxsize=1024)
-def _attribute_head(name: str, more: bool) -> bytes:
-    """An attribute's token, inline name, and its value's token and type (its value's
-    length and text follow)."""
-    token = BX_ATTRIBUTE | BX_MORE if more else BX_ATTRIBUTE
-    return bytes((token,)) + _inline_name(name) + bytes((BX_VALUE, BX_STRING))
 
 
 def _element(el: _Elem, types: Sequence[int], out: bytearray, xml: list[str]) -> None:
@@ -273,7 +258,9 @@ def _element(el: _Elem, types: Sequence[int], out: bytearray, xml: list[str]) ->
     left for the cycle collector with the parts it holds."""
     attrs, children = el.attrs, el.children
     size_at = len(out) + 3
-    out += _open_start(el.name, bool(attrs))
+    token = BX_OPEN_START | BX_MORE if attrs else BX_OPEN_START
+    out += _OPEN.pack(token, BX_NO_DEPENDENCY, 0)
+    out += _inline_name(el.name)
     if attrs:
         list_at = len(out)
         out += b"\0\0\0\0"
@@ -282,8 +269,9 @@ def _element(el: _Elem, types: Sequence[int], out: bytearray, xml: list[str]) ->
         for local, qual, value in attrs:
             more -= 1
             data = _units(value)
-            out += _attribute_head(local, more > 0)
-            out += _U16.pack(len(data) // 2)
+            out.append(BX_ATTRIBUTE | BX_MORE if more else BX_ATTRIBUTE)
+            out += _inline_name(local)
+            out += _VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2)
             out += data
             tag += (" ", qual, '="', _esc_attr(value), '"')
         _U32.pack_into(out, list_at, len(out) - list_at - 4)
