@@ -1,0 +1,325 @@
+"""One event's statements in the generated module, made as one text.
+
+An event's block (its descriptor, packed descriptor, is-enabled and write functions,
+and the ``start_``/``stop_`` function of a Start or Stop event) is the same text for
+every event but for its names and numbers, its docstring, and what its template
+decides.  What a template decides (the signature, the statements that encode the
+payload, the Args paragraph of the docstring) is made once per template
+(:class:`Shape`); what a provider's events share (the names a docstring gives levels,
+opcodes, tasks, keywords and channels) once per item (:class:`EventBlocks`); the rest
+is one formatted string per event.
+
+The layout is black's, as :mod:`.layout` writes it: a statement whose one-line form
+fits in :data:`.layout.LINE_LENGTH` columns is written on one line here, and anything
+longer is laid out by :mod:`.layout`, so the text is the same either way.  Likewise
+for the docstring: a line of plain words (printable ASCII without quotes or
+backslashes, single spaces, nothing to wrap) is written as it is, and anything else
+goes through :mod:`.docstrings`, which escapes it and wraps it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..eventdescriptor import EventDescriptor
+from ..model import Event, Manifest
+from ..msgformat import shown
+from . import docstrings, layout
+from .imports import Imports
+from .payload import Plan, call
+
+# What a docstring calls a level, opcode, task, keyword or channel: its member name in
+# the provider's enum, by ("win", local name) for a win: item, else by id(the model's
+# object) (levels by value: a provider's levels have distinct values).
+EnumNames = dict[object, str]
+
+_LENGTH = layout.LINE_LENGTH
+_DOC_WIDTH = docstrings.WIDTH - 4  # a write function's docstring is indented 4 columns
+
+# Text that a docstring line holds as it is: printable ASCII words without a quote or
+# a backslash, one space between them (escaping and joining whitespace change nothing).
+_PLAIN_LINE = re.compile(r"[!#-\[\]-~]+(?: [!#-\[\]-~]+)*")
+# One such word: a name the level and keyword lines can hold as it is.
+_PLAIN_WORD = re.compile(r"[!#-\[\]-~]+")
+
+_ENCODE_FAILED = "    except _ENCODING_ERRORS as _exc:\n"
+# The end of a write function, after ``return _send(`` and the packed descriptor.
+_SEND_TAIL = (
+    "        _payload,\n"
+    "        None if activity_id is None else activity_id.bytes_le,\n"
+    "        None if related_activity_id is None else related_activity_id.bytes_le,\n"
+    "    )"
+)
+
+
+def local(name: str) -> str:
+    """A QName's local part (``win:Info`` -> ``Info``)."""
+    return name.rsplit(":", 1)[-1]
+
+
+class Shape:
+    """What the events of one template share in the module, made once per template:
+    its plan, the name of its field specs, the parameters' lines in a signature, their
+    names, the Args paragraph of the write function's docstring, the statements that
+    encode the payload, and what a message's inserts become in a docstring."""
+
+    __slots__ = (
+        "plan", "spec", "signature", "names", "args_doc", "encode", "fail_arguments",
+        "fail_joined", "call_tail", "_inserts",
+    )  # fmt: skip
+
+    def __init__(self, plan: Plan | None, imports: Imports) -> None:
+        params = plan.params if plan else []
+        self.plan = plan
+        self.spec = plan.name if plan else None
+        self.signature = "".join(f"{p.text}\n" for p in params)
+        self.names = [p.name for p in params]
+        self.args_doc = _args_doc(plan)
+        # The arguments of the start_/stop_ call after the fixed ones, joined.
+        self.call_tail = "".join(f", {n}" for n in self.names)
+        if plan is None:
+            self.encode = '    _payload = b""\n'
+            self.fail_arguments: list[str] = []
+            self.fail_joined = ""
+            self._inserts: list[str] = []
+            return
+        imports.use("_ENCODING_ERRORS")  # by the write function's failure handler
+        imports.use("_fail")
+        statements = "".join(f"{s}\n" for s in plan.encoder(imports))
+        self.encode = f"    try:\n{statements}"
+        # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
+        self.fail_arguments = [plan.name, "_exc", *plan.values]
+        self.fail_joined = ", ".join(self.fail_arguments)
+        self._inserts = ["{" + n + "}" for n in plan.names]
+
+    def message(self, text: str) -> str:
+        """An event message as its docstring shows it (:func:`.docstrings.message`):
+        each ``%n`` insert the name of the template's item ``n``, in braces."""
+        if "%" not in text:
+            return text  # no insert and no escape: shown as written
+        inserts, count = self._inserts, len(self._inserts)
+        return shown(text, lambda n: inserts[n - 1] if n <= count else f"%{n}")
+
+
+def _args_doc(plan: Plan | None) -> str:
+    """The Args paragraph of a write function's docstring: the same for every event of
+    a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
+    args = [f"    {p.name}: {p.doc}" for p in (plan.params if plan else [])]
+    args.append("    activity_id, related_activity_id: see the module's docstring.")
+    return docstrings.paragraphs_text("    ", [["Args:", *args]])
+
+
+def _named(names: EnumNames, item: object, builtin: bool, name: str) -> str:
+    """The member name of ``item`` (a model object named ``name``), or its local name."""
+    key = ("win", local(name)) if builtin else id(item)
+    return names.get(key, local(name))
+
+
+class EventBlocks:
+    """The blocks of one provider's events (:meth:`block`), and what their docstrings
+    say of each level, opcode, task, keyword and channel, found once per item.
+
+    The item caches map ``id()`` of a model object (or of None, for an event without
+    one) to the name a docstring gives it, or to None when that name is not one plain
+    word (the docstring's line then goes through :mod:`.docstrings`).  The model is
+    held for the whole build, so no id is reused while they are read."""
+
+    __slots__ = (
+        "_manifest", "_names", "_runtime", "_enums", "_levels", "_opcodes", "_tasks",
+        "_keywords", "_channels",
+    )  # fmt: skip
+
+    def __init__(self, manifest: Manifest, names: EnumNames, ns: str, runtime: str) -> None:
+        self._manifest = manifest
+        self._names = names
+        self._runtime = runtime
+        self._enums = f"(The enums of {ns} name these values.)"
+        self._levels: dict[int, str | None] = {}
+        self._opcodes: dict[int, str | None] = {}
+        self._tasks: dict[int, str | None] = {}
+        self._keywords: dict[int, str | None] = {}
+        self._channels: dict[int, str | None] = {}
+
+    def block(
+        self,
+        ev: Event,
+        ident: str,
+        d7: EventDescriptor,
+        shape: Shape,
+        packed: str,
+        flag: str,
+        functions: tuple[str, str, str | None, str | None],
+    ) -> str:
+        """The event's statements: ``functions`` are its write, is-enabled, start and
+        stop functions' names (the last two None unless it starts or stops an
+        activity), ``packed`` its packed descriptor's global, ``flag`` its enable
+        flag's.  Without the last line's newline."""
+        write, is_enabled, start, stop = functions
+        head = f"{ident}: Final = EventDescriptor("
+        if len(head) <= _LENGTH:
+            descriptor = (
+                f"{head}\n    id={d7.id},\n    version={d7.version},\n"
+                f"    channel={d7.channel},\n    level={d7.level},\n    opcode={d7.opcode},\n"
+                f"    task={d7.task},\n    keyword=0x{d7.keyword:X},\n)"
+            )
+        else:
+            descriptor = layout.descriptor(ident, _arguments(d7))
+        packed_assign = f"{packed}: Final = pack_descriptor(*{ident})"
+        if len(packed_assign) > _LENGTH:
+            packed_assign = call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"])
+        is_enabled_head = f"def {is_enabled}() -> bool:"
+        if len(is_enabled_head) > _LENGTH:
+            is_enabled_head = layout.is_enabled(is_enabled)
+        encode = shape.encode
+        if shape.plan is not None:
+            fail = f'        raise _fail("{ident}", {shape.fail_joined}) from None'
+            if len(fail) > _LENGTH:
+                arguments = [f'"{ident}"', *shape.fail_arguments]
+                fail = layout.call("        ", "raise _fail", arguments, " from None")
+            encode = f"{encode}{_ENCODE_FAILED}{fail}\n"
+        signature = shape.signature
+        text = (
+            f"\n\n{descriptor}\n{packed_assign}\n\n\n{is_enabled_head}\n"
+            '    """Whether any session wants this event (one flag test)."""\n'
+            f"    return {flag}\n\n\ndef {write}(\n{signature}"
+            "    _kw: _KeywordOnly = _KW,\n"
+            "    activity_id: uuid.UUID | None = None,\n"
+            "    related_activity_id: uuid.UUID | None = None,\n"
+            f") -> int:\n{self._doc(ev, ident, d7, shape)}\n"
+            f"    if not {flag}:\n        return 0\n"
+            "    if _kw is not _KW:\n        raise _keyword_only(_kw)\n"
+            f"{encode}    _send = {self._runtime}.write\n"
+            f"    return _send(\n        {packed},\n{_SEND_TAIL}"
+        )
+        if start is not None:
+            start_call = self._call("_start", flag, write, "related_activity_id", shape)
+            text = (
+                f"{text}\n\n\ndef {start}(\n{signature}    *,\n"
+                "    related_activity_id: uuid.UUID | None = None,\n"
+                ") -> Activity:\n"
+                '    """Start an activity: a new activity id becomes current, then this '
+                "event is\n    written with it (related: ``related_activity_id``, else "
+                "the id that was current),\n"
+                f'    as {write} writes it.\n    """\n{start_call}'
+            )
+        if stop is not None:
+            stop_call = self._call("_stop", flag, write, "activity", shape)
+            text = (
+                f"{text}\n\n\ndef {stop}(\n{signature}    *,\n"
+                "    activity: Activity,\n) -> int:\n"
+                f'    """Write this event with ``activity``\'s id, as {write} writes it, '
+                "then end\n    the activity (also when the arguments are wrong).\n"
+                f'    """\n{stop_call}'
+            )
+        return text
+
+    @staticmethod
+    def _call(function: str, flag: str, write: str, third: str, shape: Shape) -> str:
+        """The return statement of a start_ or stop_ function."""
+        line = f"    return {function}({flag}, {write}, {third}{shape.call_tail})"
+        if len(line) <= _LENGTH:
+            return line
+        arguments = [flag, write, third, *shape.names]
+        return layout.call("    ", f"return {function}", arguments)
+
+    def _doc(self, ev: Event, ident: str, d7: EventDescriptor, shape: Shape) -> str:
+        """The write function's docstring: the event, its message, where it goes, its
+        parameters (the Args paragraph, made once per template)."""
+        summary = f'    """Write the {ident} event (id {ev.value}, version {ev.version}).'
+        message = ""
+        text = self._manifest.text(ev.message)
+        if text:
+            line = "Message: " + shape.message(text)
+            if len(line) <= _DOC_WIDTH and _PLAIN_LINE.fullmatch(line):
+                message = f"\n\n    {line}"
+            else:
+                message = "\n" + docstrings.paragraphs_text("    ", [line])
+        return f'{summary}{message}\n{self._values(ev, d7)}\n{shape.args_doc}\n    """'
+
+    def _values(self, ev: Event, d7: EventDescriptor) -> str:
+        """The docstring's paragraph of the event's level, opcode, task, keywords and
+        channel (each by its name in the provider's enums, and its value), after a
+        blank line."""
+        level = self._levels.get(id(ev.level), "")
+        if level == "":
+            level = self._levels[id(ev.level)] = _plain(self._level_name(ev, d7))
+        opcode = self._opcodes.get(id(ev.opcode), "")
+        if opcode == "":
+            opcode = self._opcodes[id(ev.opcode)] = _plain(self._opcode_name(ev))
+        task = self._tasks.get(id(ev.task), "")
+        if task == "":
+            task = self._tasks[id(ev.task)] = _plain(self._task_name(ev))
+        channel = self._channels.get(id(ev.channel), "")
+        if channel == "":
+            channel = self._channels[id(ev.channel)] = _plain(self._channel_name(ev))
+        keywords = self._keyword_names(ev)
+        if level is None or opcode is None or task is None or channel is None or keywords is None:
+            return self._values_escaped(ev, d7)
+        return (
+            f"\n    Level: {level} ({d7.level}); opcode: {opcode} ({d7.opcode}); "
+            f"task: {task} ({d7.task}).\n"
+            f"    Keywords: {keywords} (0x{ev.keyword_mask:X}); channel: {channel} "
+            f"({d7.channel}).\n    {self._enums}"
+        )
+
+    def _keyword_names(self, ev: Event) -> str | None:
+        """The event's keywords by name, joined (None: one is not a plain word)."""
+        if not ev.keywords:
+            return "none"
+        found = self._keywords
+        names: list[str] = []
+        for k in ev.keywords:
+            name = found.get(id(k), "")
+            if name == "":
+                name = found[id(k)] = _plain(_named(self._names, k, k.builtin, k.name))
+            if name is None:
+                return None
+            names.append(name)
+        return ", ".join(names)
+
+    def _values_escaped(self, ev: Event, d7: EventDescriptor) -> str:
+        """:meth:`_values` for names that are not plain words: escaped, their
+        whitespace made single spaces, by :mod:`.docstrings`."""
+        names = self._names
+        keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords)
+        lines = [
+            f"Level: {self._level_name(ev, d7)} ({d7.level}); "
+            f"opcode: {self._opcode_name(ev)} ({d7.opcode}); "
+            f"task: {self._task_name(ev)} ({d7.task}).",
+            f"Keywords: {keywords or 'none'} (0x{ev.keyword_mask:X}); "
+            f"channel: {self._channel_name(ev)} ({d7.channel}).",
+            self._enums,
+        ]
+        return docstrings.paragraphs_text("    ", [lines])
+
+    def _level_name(self, ev: Event, d7: EventDescriptor) -> str:
+        default = local(ev.level.name) if ev.level else str(d7.level)
+        return self._names.get(("level", d7.level), default)
+
+    def _opcode_name(self, ev: Event) -> str:
+        o = ev.opcode
+        return _named(self._names, o, o.builtin, o.name) if o else "Info"
+
+    def _task_name(self, ev: Event) -> str:
+        t = ev.task
+        return _named(self._names, t, t.builtin, t.name) if t else "none"
+
+    def _channel_name(self, ev: Event) -> str:
+        c = ev.channel
+        if c is None:
+            return "none"
+        return self._names.get(id(c)) or c.chid or local(c.name)
+
+
+def _plain(name: str) -> str | None:
+    """``name`` when a docstring line holds it as it is (one plain word), else None."""
+    return name if _PLAIN_WORD.fullmatch(name) else None
+
+
+def _arguments(d7: EventDescriptor) -> str:
+    """The EventDescriptor call's arguments, one ``    name=value,`` line each."""
+    return (
+        f"    id={d7.id},\n    version={d7.version},\n    channel={d7.channel},\n"
+        f"    level={d7.level},\n    opcode={d7.opcode},\n    task={d7.task},\n"
+        f"    keyword=0x{d7.keyword:X},"
+    )
