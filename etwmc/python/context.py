@@ -65,7 +65,7 @@ class EventCtx(Record):
     start: str | None
     stop: str | None
     flag: str
-    text: str  # the event's statements, without the last line's newline
+    text: str  # the event's statements (each line ends with a newline)
 
     def __init__(
         self,

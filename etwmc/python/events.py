@@ -26,6 +26,7 @@ from ..model import Event, Manifest
 from ..msgformat import shown
 from . import docstrings, layout
 from .imports import Imports
+from .layout import call_shared
 from .payload import Plan, call
 
 # What a docstring calls a level, opcode, task, keyword or channel: its member name in
@@ -36,10 +37,10 @@ EnumNames = dict[object, str]
 _LENGTH = layout.LINE_LENGTH
 _DOC_WIDTH = docstrings.WIDTH - 4  # a write function's docstring is indented 4 columns
 
-# Text that a docstring line holds as it is: printable ASCII words without a quote or
-# a backslash, one space between them (escaping and joining whitespace change nothing).
-_PLAIN_LINE = re.compile(r"[!#-\[\]-~]+(?: [!#-\[\]-~]+)*")
-# One such word: a name the level and keyword lines can hold as it is.
+# Text that a docstring line holds as it is, once its whitespace is single spaces:
+# printable ASCII without a quote or a backslash (escaping changes nothing).
+_UNESCAPED = re.compile(r"[ !#-\[\]-~]*")
+# One word of it: a name the level and keyword lines can hold as it is.
 _PLAIN_WORD = re.compile(r"[!#-\[\]-~]+")
 
 _ENCODE_FAILED = "    except _ENCODING_ERRORS as _exc:\n"
@@ -48,7 +49,7 @@ _SEND_TAIL = (
     "        _payload,\n"
     "        None if activity_id is None else activity_id.bytes_le,\n"
     "        None if related_activity_id is None else related_activity_id.bytes_le,\n"
-    "    )"
+    "    )\n"
 )
 
 
@@ -64,8 +65,8 @@ class Shape:
     encode the payload, and what a message's inserts become in a docstring."""
 
     __slots__ = (
-        "plan", "spec", "signature", "names", "args_doc", "encode", "fail_arguments",
-        "fail_joined", "call_tail", "_inserts",
+        "plan", "spec", "signature", "names", "args_doc", "encode", "fail_rest",
+        "call_rest", "_inserts",
     )  # fmt: skip
 
     def __init__(self, plan: Plan | None, imports: Imports) -> None:
@@ -75,12 +76,11 @@ class Shape:
         self.signature = "".join(f"{p.text}\n" for p in params)
         self.names = [p.name for p in params]
         self.args_doc = _args_doc(plan)
-        # The arguments of the start_/stop_ call after the fixed ones, joined.
-        self.call_tail = "".join(f", {n}" for n in self.names)
+        # The arguments of the start_/stop_ call after the fixed ones.
+        self.call_rest = layout.Shared("    ", self.names)
         if plan is None:
             self.encode = '    _payload = b""\n'
-            self.fail_arguments: list[str] = []
-            self.fail_joined = ""
+            self.fail_rest = layout.Shared("", [])
             self._inserts: list[str] = []
             return
         imports.use("_ENCODING_ERRORS")  # by the write function's failure handler
@@ -88,8 +88,7 @@ class Shape:
         statements = "".join(f"{s}\n" for s in plan.encoder(imports))
         self.encode = f"    try:\n{statements}"
         # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
-        self.fail_arguments = [plan.name, "_exc", *plan.values]
-        self.fail_joined = ", ".join(self.fail_arguments)
+        self.fail_rest = layout.Shared("        ", [plan.name, "_exc", *plan.values])
         self._inserts = ["{" + n + "}" for n in plan.names]
 
     def message(self, text: str) -> str:
@@ -153,7 +152,7 @@ class EventBlocks:
         """The event's statements: ``functions`` are its write, is-enabled, start and
         stop functions' names (the last two None unless it starts or stops an
         activity), ``packed`` its packed descriptor's global, ``flag`` its enable
-        flag's.  Without the last line's newline."""
+        flag's.  Each line ends with a newline."""
         write, is_enabled, start, stop = functions
         head = f"{ident}: Final = EventDescriptor("
         if len(head) <= _LENGTH:
@@ -172,10 +171,8 @@ class EventBlocks:
             is_enabled_head = layout.is_enabled(is_enabled)
         encode = shape.encode
         if shape.plan is not None:
-            fail = f'        raise _fail("{ident}", {shape.fail_joined}) from None'
-            if len(fail) > _LENGTH:
-                arguments = [f'"{ident}"', *shape.fail_arguments]
-                fail = layout.call("        ", "raise _fail", arguments, " from None")
+            name = (f'"{ident}"',)  # an identifier: its literal needs no escape
+            fail = call_shared("        ", "raise _fail", name, shape.fail_rest, " from None")
             encode = f"{encode}{_ENCODE_FAILED}{fail}\n"
         signature = shape.signature
         text = (
@@ -191,36 +188,31 @@ class EventBlocks:
             f"{encode}    _send = {self._runtime}.write\n"
             f"    return _send(\n        {packed},\n{_SEND_TAIL}"
         )
+        if start is None and stop is None:
+            return text
         if start is not None:
-            start_call = self._call("_start", flag, write, "related_activity_id", shape)
+            first = (flag, write, "related_activity_id")
+            start_call = call_shared("    ", "return _start", first, shape.call_rest)
             text = (
-                f"{text}\n\n\ndef {start}(\n{signature}    *,\n"
+                f"{text}\n\ndef {start}(\n{signature}    *,\n"
                 "    related_activity_id: uuid.UUID | None = None,\n"
                 ") -> Activity:\n"
                 '    """Start an activity: a new activity id becomes current, then this '
                 "event is\n    written with it (related: ``related_activity_id``, else "
                 "the id that was current),\n"
-                f'    as {write} writes it.\n    """\n{start_call}'
+                f'    as {write} writes it.\n    """\n{start_call}\n'
             )
         if stop is not None:
-            stop_call = self._call("_stop", flag, write, "activity", shape)
+            first = (flag, write, "activity")
+            stop_call = call_shared("    ", "return _stop", first, shape.call_rest)
             text = (
-                f"{text}\n\n\ndef {stop}(\n{signature}    *,\n"
+                f"{text}\n\ndef {stop}(\n{signature}    *,\n"
                 "    activity: Activity,\n) -> int:\n"
                 f'    """Write this event with ``activity``\'s id, as {write} writes it, '
                 "then end\n    the activity (also when the arguments are wrong).\n"
-                f'    """\n{stop_call}'
+                f'    """\n{stop_call}\n'
             )
         return text
-
-    @staticmethod
-    def _call(function: str, flag: str, write: str, third: str, shape: Shape) -> str:
-        """The return statement of a start_ or stop_ function."""
-        line = f"    return {function}({flag}, {write}, {third}{shape.call_tail})"
-        if len(line) <= _LENGTH:
-            return line
-        arguments = [flag, write, third, *shape.names]
-        return layout.call("    ", f"return {function}", arguments)
 
     def _doc(self, ev: Event, ident: str, d7: EventDescriptor, shape: Shape) -> str:
         """The write function's docstring: the event, its message, where it goes, its
@@ -229,8 +221,8 @@ class EventBlocks:
         message = ""
         text = self._manifest.text(ev.message)
         if text:
-            line = "Message: " + shape.message(text)
-            if len(line) <= _DOC_WIDTH and _PLAIN_LINE.fullmatch(line):
+            line = " ".join(f"Message: {shape.message(text)}".split())
+            if len(line) <= _DOC_WIDTH and _UNESCAPED.fullmatch(line):
                 message = f"\n\n    {line}"
             else:
                 message = "\n" + docstrings.paragraphs_text("    ", [line])

@@ -126,7 +126,7 @@ def render(*, m: Any) -> str:
             if _empty11:
                 _w("        pass\n")
         for ev in p.events:
-            _w(f"{ev.text!s}\n")
+            _w(f"{ev.text!s}")
     _w(
         "\n"
         "\n"
