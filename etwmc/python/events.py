@@ -40,9 +40,15 @@ _DOC_WIDTH = docstrings.WIDTH - 4  # a write function's docstring is indented 4 
 # Text that a docstring line holds as it is, once its whitespace is single spaces:
 # printable ASCII without a quote or a backslash (escaping changes nothing).
 _UNESCAPED = re.compile(r"[ !#-\[\]-~]*")
+# Words of it, one space between them: a text a docstring line holds as it is.
+_PLAIN_LINE = re.compile(r"[!#-\[\]-~]+(?: [!#-\[\]-~]+)*")
 # One word of it: a name the level and keyword lines can hold as it is.
 _PLAIN_WORD = re.compile(r"[!#-\[\]-~]+")
 
+# An insert, as msgformat reads one (up to two digits, the first not 0).
+_INSERT = re.compile(r"%([1-9][0-9]?)")
+
+_ACTIVITY_ARGS = "activity_id, related_activity_id: see the module's docstring."
 _ENCODE_FAILED = "    except _ENCODING_ERRORS as _exc:\n"
 # The end of a write function, after ``return _send(`` and the packed descriptor.
 _SEND_TAIL = (
@@ -73,7 +79,7 @@ class Shape:
         params = plan.params if plan else []
         self.plan = plan
         self.spec = plan.name if plan else None
-        self.signature = "".join(f"{p.text}\n" for p in params)
+        self.signature = "\n".join([p.text for p in params]) + "\n" if params else ""
         self.names = [p.name for p in params]
         self.args_doc = _args_doc(plan)
         # The arguments of the start_/stop_ call after the fixed ones.
@@ -81,30 +87,45 @@ class Shape:
         if plan is None:
             self.encode = '    _payload = b""\n'
             self.fail_rest = layout.Shared("", [])
-            self._inserts: list[str] = []
+            self._inserts: dict[str, str] = {}
             return
         imports.use("_ENCODING_ERRORS")  # by the write function's failure handler
         imports.use("_fail")
-        statements = "".join(f"{s}\n" for s in plan.encoder(imports))
+        statements = "".join([f"{s}\n" for s in plan.encoder(imports)])
         self.encode = f"    try:\n{statements}"
         # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
         self.fail_rest = layout.Shared("        ", [plan.name, "_exc", *plan.values])
-        self._inserts = ["{" + n + "}" for n in plan.names]
+        # What insert "%<n>" shows, by the digits of n.
+        self._inserts = {str(i): f"{{{n}}}" for i, n in enumerate(plan.names, 1)}
 
     def message(self, text: str) -> str:
         """An event message as its docstring shows it (:func:`.docstrings.message`):
         each ``%n`` insert the name of the template's item ``n``, in braces."""
         if "%" not in text:
             return text  # no insert and no escape: shown as written
-        inserts, count = self._inserts, len(self._inserts)
-        return shown(text, lambda n: inserts[n - 1] if n <= count else f"%{n}")
+        inserts = self._inserts
+        # Most messages hold only bare inserts (every "%" starts one, none is followed
+        # by a "!format!"): the text between them is shown as written.
+        parts = _INSERT.split(text)
+        if "!" in text or len(parts) != 2 * text.count("%") + 1:
+            count = len(inserts)
+            return shown(text, lambda n: inserts[str(n)] if n <= count else f"%{n}")
+        for i in range(1, len(parts), 2):
+            parts[i] = inserts.get(parts[i]) or f"%{parts[i]}"
+        return "".join(parts)
 
 
 def _args_doc(plan: Plan | None) -> str:
     """The Args paragraph of a write function's docstring: the same for every event of
     a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
-    args = [f"    {p.name}: {p.doc}" for p in (plan.params if plan else [])]
-    args.append("    activity_id, related_activity_id: see the module's docstring.")
+    params = plan.params if plan else []
+    plain = _PLAIN_LINE.fullmatch
+    if all([plain(p.doc) for p in params]):
+        # Names and plain words: lines that escaping and joining whitespace keep.
+        lines = "".join([f"        {p.name}: {p.doc}\n" for p in params])
+        return f"\n    Args:\n{lines}        {_ACTIVITY_ARGS}"
+    args = [f"    {p.name}: {p.doc}" for p in params]
+    args.append(f"    {_ACTIVITY_ARGS}")
     return docstrings.paragraphs_text("    ", [["Args:", *args]])
 
 

@@ -116,8 +116,12 @@ class Shared:
     __slots__ = ("joined", "exploded")
 
     def __init__(self, indent: str, arguments: Sequence[str]) -> None:
-        self.joined = "".join(f", {a}" for a in arguments)
-        self.exploded = "".join(f"\n{indent}    {a}," for a in arguments)
+        if not arguments:
+            self.joined = self.exploded = ""
+            return
+        self.joined = ", " + ", ".join(arguments)
+        line = f"\n{indent}    "
+        self.exploded = line + f",{line}".join(arguments) + ","
 
 
 def call_shared(indent: str, head: str, first: Sequence[str], rest: Shared, tail: str = "") -> str:
