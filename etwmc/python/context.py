@@ -60,32 +60,41 @@ class EventCtx(Record):
     statements (:meth:`.events.EventBlocks.block`)."""
 
     ident: str
-    write: str
-    is_enabled: str
-    start: str | None
-    stop: str | None
+    functions: tuple[str, str, str | None, str | None]  # write, is_enabled, start, stop
     flag: str
     text: str  # the event's statements (each line ends with a newline)
 
     def __init__(
         self,
         ident: str,
-        write: str,
-        is_enabled: str,
-        start: str | None,
-        stop: str | None,
+        functions: tuple[str, str, str | None, str | None],
         flag: str,
         text: str,
     ) -> None:
         # Written out (etwmc.record): one per event of a manifest.
         s = _EVENT_SLOTS
         s[0](self, ident)
-        s[1](self, write)
-        s[2](self, is_enabled)
-        s[3](self, start)
-        s[4](self, stop)
-        s[5](self, flag)
-        s[6](self, text)
+        s[1](self, functions)
+        s[2](self, flag)
+        s[3](self, text)
+
+    @property
+    def write(self) -> str:
+        return self.functions[0]
+
+    @property
+    def is_enabled(self) -> str:
+        return self.functions[1]
+
+    @property
+    def start(self) -> str | None:
+        """The start_ function of a Start event (None for others)."""
+        return self.functions[2]
+
+    @property
+    def stop(self) -> str | None:
+        """The stop_ function of a Stop event (None for others)."""
+        return self.functions[3]
 
 
 _EVENT_SLOTS = slot_setters(EventCtx)
@@ -341,13 +350,12 @@ def _build(
             packed = f"_d{packed_count}"
             packed_count += 1
             functions = _claim_functions(mod, ident, d7.opcode)
-            write, is_enabled, start, stop = functions
-            if start is not None or stop is not None:
+            if functions[2] is not None or functions[3] is not None:
                 imp.use("Activity")
-                imp.use("_start" if start is not None else "_stop")
+                imp.use("_start" if functions[2] is not None else "_stop")
             flag = flags[bit]
             text = blocks.block(ev, ident, d7, shape, packed, flag, functions)
-            events.append(EventCtx(ident, write, is_enabled, start, stop, flag, text))
+            events.append(EventCtx(ident, functions, flag, text))
         if events:
             # What every event's statements use (see the template).
             for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
@@ -422,10 +430,11 @@ def _claim_functions(
     """An event's function names: ``write_``, ``is_enabled_``, and ``start_`` or ``stop_``
     for start and stop events; claimed in this order, which decides the suffixes when
     names collide."""
-    write = mod.claim(f"write_{ident}")
-    is_enabled = mod.claim(f"is_enabled_{ident}")
-    start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
-    stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
+    claim = mod.claim_derived  # ident is an identifier the module scope gave out
+    write = claim("write_", ident)
+    is_enabled = claim("is_enabled_", ident)
+    start = claim("start_", ident) if opcode == START_OPCODE else None
+    stop = claim("stop_", ident) if opcode == STOP_OPCODE else None
     return write, is_enabled, start, stop
 
 

@@ -145,12 +145,13 @@ class EventBlocks:
     held for the whole build, so no id is reused while they are read."""
 
     __slots__ = (
-        "_manifest", "_names", "_runtime", "_enums", "_levels", "_opcodes", "_tasks",
+        "_strings", "_names", "_runtime", "_enums", "_levels", "_opcodes", "_tasks",
         "_keywords", "_channels",
     )  # fmt: skip
 
     def __init__(self, manifest: Manifest, names: EnumNames, ns: str, runtime: str) -> None:
-        self._manifest = manifest
+        # The primary culture's strings, by id (as Manifest.text reads them).
+        self._strings = manifest.primary.strings if manifest.primary else {}
         self._names = names
         self._runtime = runtime
         self._enums = f"(The enums of {ns} name these values.)"
@@ -240,8 +241,9 @@ class EventBlocks:
         parameters (the Args paragraph, made once per template)."""
         summary = f'    """Write the {ident} event (id {ev.value}, version {ev.version}).'
         message = ""
-        text = self._manifest.text(ev.message)
-        if text:
+        string = self._strings.get(ev.message) if ev.message is not None else None
+        if string is not None and string.value:
+            text = string.value
             line = " ".join(f"Message: {shape.message(text)}".split())
             if len(line) <= _DOC_WIDTH and _UNESCAPED.fullmatch(line):
                 message = f"\n\n    {line}"
