@@ -140,8 +140,9 @@ class EventBlocks:
     say of each level, opcode, task, keyword and channel, found once per item.
 
     The item caches map ``id()`` of a model object (or of None, for an event without
-    one) to the name a docstring gives it, or to None when that name is not one plain
-    word (the docstring's line then goes through :mod:`.docstrings`).  The model is
+    one) to what a docstring says of it (``opcode: Op0a (11)``; a keyword: its name),
+    or to None when its name is not one plain word (the docstring's line then goes
+    through :mod:`.docstrings`).  The model is
     held for the whole build, so no id is reused while they are read."""
 
     __slots__ = (
@@ -255,26 +256,28 @@ class EventBlocks:
         """The docstring's paragraph of the event's level, opcode, task, keywords and
         channel (each by its name in the provider's enums, and its value), after a
         blank line."""
+        # Each part ("Level: Error (2)"...) depends only on its item: made once.
         level = self._levels.get(id(ev.level), "")
         if level == "":
-            level = self._levels[id(ev.level)] = _plain(self._level_name(ev, d7))
+            name = self._level_name(ev, d7)
+            level = self._levels[id(ev.level)] = _part("Level", name, d7.level)
         opcode = self._opcodes.get(id(ev.opcode), "")
         if opcode == "":
-            opcode = self._opcodes[id(ev.opcode)] = _plain(self._opcode_name(ev))
+            name = self._opcode_name(ev)
+            opcode = self._opcodes[id(ev.opcode)] = _part("opcode", name, d7.opcode)
         task = self._tasks.get(id(ev.task), "")
         if task == "":
-            task = self._tasks[id(ev.task)] = _plain(self._task_name(ev))
+            task = self._tasks[id(ev.task)] = _part("task", self._task_name(ev), d7.task)
         channel = self._channels.get(id(ev.channel), "")
         if channel == "":
-            channel = self._channels[id(ev.channel)] = _plain(self._channel_name(ev))
+            name = self._channel_name(ev)
+            channel = self._channels[id(ev.channel)] = _part("channel", name, d7.channel)
         keywords = self._keyword_names(ev)
         if level is None or opcode is None or task is None or channel is None or keywords is None:
             return self._values_escaped(ev, d7)
         return (
-            f"\n    Level: {level} ({d7.level}); opcode: {opcode} ({d7.opcode}); "
-            f"task: {task} ({d7.task}).\n"
-            f"    Keywords: {keywords} (0x{ev.keyword_mask:X}); channel: {channel} "
-            f"({d7.channel}).\n    {self._enums}"
+            f"\n    {level}; {opcode}; {task}.\n    Keywords: {keywords} "
+            f"(0x{ev.keyword_mask:X}); {channel}.\n    {self._enums}"
         )
 
     def _keyword_names(self, ev: Event) -> str | None:
@@ -286,7 +289,8 @@ class EventBlocks:
         for k in ev.keywords:
             name = found.get(id(k), "")
             if name == "":
-                name = found[id(k)] = _plain(_named(self._names, k, k.builtin, k.name))
+                name = _named(self._names, k, k.builtin, k.name)
+                name = found[id(k)] = name if _PLAIN_WORD.fullmatch(name) else None
             if name is None:
                 return None
             names.append(name)
@@ -326,9 +330,10 @@ class EventBlocks:
         return self._names.get(id(c)) or c.chid or local(c.name)
 
 
-def _plain(name: str) -> str | None:
-    """``name`` when a docstring line holds it as it is (one plain word), else None."""
-    return name if _PLAIN_WORD.fullmatch(name) else None
+def _part(label: str, name: str, value: int) -> str | None:
+    """``label: name (value)``, when a docstring line holds ``name`` as it is (one plain
+    word), else None."""
+    return f"{label}: {name} ({value})" if _PLAIN_WORD.fullmatch(name) else None
 
 
 def _arguments(d7: EventDescriptor) -> str:
