@@ -142,8 +142,8 @@ class EventBlocks:
     The item caches map ``id()`` of a model object (or of None, for an event without
     one) to what a docstring says of it (``opcode: Op0a (11)``; a keyword: its name),
     or to None when its name is not one plain word (the docstring's line then goes
-    through :mod:`.docstrings`).  The model is
-    held for the whole build, so no id is reused while they are read."""
+    through :mod:`.docstrings`).  The model is held for the whole build, so no id is
+    reused while they are read."""
 
     __slots__ = (
         "_strings", "_names", "_runtime", "_enums", "_levels", "_opcodes", "_tasks",
@@ -240,6 +240,7 @@ class EventBlocks:
     def _doc(self, ev: Event, ident: str, d7: EventDescriptor, shape: Shape) -> str:
         """The write function's docstring: the event, its message, where it goes, its
         parameters (the Args paragraph, made once per template)."""
+        # An identifier and numbers: nothing to escape.
         summary = f'    """Write the {ident} event (id {ev.value}, version {ev.version}).'
         message = ""
         string = self._strings.get(ev.message) if ev.message is not None else None
