@@ -93,11 +93,24 @@ def shown(text: str, insert: Callable[[int], str]) -> str:
     """The message as a reader shows it: :func:`tokens` up to the first stop, escapes
     read, each insert replaced by ``insert(number)`` (the generated modules' docstrings
     read every event's message this way)."""
+    # What tokens() finds, read in place: shown for every event's message of a
+    # module, where making a token object per piece cost more than the rest.
     out: list[str] = []
-    for t in tokens(text):
-        if isinstance(t, Stop):
-            break
-        out.append(insert(t.number) if isinstance(t, Insert) else t)
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        start = m.start()
+        if start > pos:
+            out.append(text[pos:start])
+        pos = m.end()
+        number, _, _, ch = m.groups()
+        if number is not None:
+            out.append(insert(int(number)))
+        elif ch == "0":
+            return "".join(out)
+        elif ch is not None:
+            out.append(_ESCAPES.get(ch, ch))
+    if pos < len(text):
+        out.append(text[pos:])
     return "".join(out)
 
 

@@ -170,5 +170,17 @@ class Scope:
         self._owner[name] = text
         return name
 
+    def claim_derived(self, prefix: str, name: str) -> str:
+        """:meth:`claim` of ``prefix + name``, for a ``name`` that :func:`identifier` made
+        and a ``prefix`` of ASCII letters and ``_`` that starts with a letter (the
+        generated module's ``write_<event>``...): such a text is an identifier that
+        steps 1-4 keep, so only the scope's own names need checking (one of each event's
+        names for every event of a manifest)."""
+        text = prefix + name
+        if text not in self._owner and text not in self._taken:
+            self._owner[text] = text
+            return text
+        return self.claim(text)
+
     def __contains__(self, name: str) -> bool:
         return name in self._owner or name in self.reserved

@@ -181,3 +181,20 @@ def test_join(nested: bool, parts: list[tuple[object, ...]]) -> None:
     one_line = f'{indent}_payload = b"".join(({texts}))\n'
     text = layout.join(indent, "_payload =", pieces) + "\n"
     assert black_check(head + one_line + tail) == head + text + tail
+
+
+@EXAMPLES
+@given(
+    st.sampled_from(["", "    ", "        "]),
+    st.lists(st.integers(1, 40).map(lambda n: "a" * n), min_size=1, max_size=4),
+    st.lists(st.integers(1, 40).map(lambda n: "b" * n), max_size=8),
+)
+def test_call_shared_is_call_of_all_its_arguments(
+    indent: str, first: list[str], rest: list[str]
+) -> None:
+    # Calls that share their last arguments are laid out as call() lays out the whole.
+    if len(first) + len(rest) < 2:
+        rest = ["b"]
+    for head, tail in (("raise _fail", " from None"), ("return _start", "")):
+        want = layout.call(indent, head, [*first, *rest], tail)
+        assert layout.call_shared(indent, head, first, layout.Shared(indent, rest), tail) == want

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from etwmc.msgformat import Insert, Stop, insert_fields, shown, tokens
 
@@ -35,3 +37,18 @@ def test_shown_reads_escapes_replaces_inserts_and_stops_at_the_first_stop() -> N
     assert shown("before%0after %1", name) == "before"
     assert shown("%1!%0! kept", name) == "<1> kept"  # %0 inside a format is no stop
     assert shown("trailing %", name) == "trailing "
+
+
+def _shown_by_tokens(text: str) -> str:
+    """What :func:`shown` documents, from :func:`tokens`: pieces up to the first stop."""
+    out = []
+    for t in tokens(text):
+        if isinstance(t, Stop):
+            break
+        out.append(f"<{t.number}>" if isinstance(t, Insert) else t)
+    return "".join(out)
+
+
+@given(st.text("%!0129nx \n"))
+def test_shown_is_the_text_of_the_tokens_up_to_the_first_stop(text: str) -> None:
+    assert shown(text, lambda n: f"<{n}>") == _shown_by_tokens(text)

@@ -138,3 +138,26 @@ def test_ascii_names_follow_the_replacement_rule(text: str) -> None:
     if expected[0].isdigit():
         expected = "_" + expected
     assert sanitize(text) == expected
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["write_", "is_enabled_", "start_", "stop_", ""]),
+            st.sampled_from(["a", "b", "write_a", "print", "register", "x_2", "a_2"]),
+        ),
+        max_size=12,
+    )
+)
+def test_claim_derived_is_claim_of_the_joined_text(claims: list[tuple[str, str]]) -> None:
+    # The derived names of events (write_<event>...) take claim's result and report
+    # the same collisions, whatever was claimed before them.
+    reserved = {"print", "register", "write_b"}
+    plain = Scope("name", Kind.GLOBAL, reserved, file="f.man")
+    derived = Scope("name", Kind.GLOBAL, reserved, file="f.man")
+    for prefix, text in claims:
+        name = plain.claim(text)
+        assert derived.claim(text) == name
+        if prefix:
+            assert derived.claim_derived(prefix, name) == plain.claim(prefix + name)
+    assert derived.diagnostics == plain.diagnostics

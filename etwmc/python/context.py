@@ -12,7 +12,9 @@ steps, in order:
 3. **Payload plans** (:mod:`.payload`): each template becomes a tuple of field specs for
    the module's generic encoder, the event functions' parameters, and for simple
    templates an inlined encoder.
-4. **Literals**: every manifest text goes through :func:`.literals.pystr`; numbers are
+4. **Event blocks** (:mod:`.events`): each event's statements, as one text made from
+   what its template's events share and its own names and numbers.
+5. **Literals**: every manifest text goes through :func:`.literals.pystr`; numbers are
    formatted from ints; GUIDs from :class:`uuid.UUID`.  Nothing else is emitted.
 """
 
@@ -29,15 +31,15 @@ from ..descriptors import (
     enable_pairs,
 )
 from ..diagnostics import Diagnostic
-from ..eventdescriptor import EventDescriptor
 from ..model import Event, Manifest, Provider
 from ..naming import Kind, Scope, identifier
-from ..record import Record
+from ..record import Record, slot_setters
 from ..winmeta import LEVELS, OPCODES
-from . import docstrings, layout
+from . import layout
+from .events import EnumNames, EventBlocks, Shape, local
 from .imports import Imports
 from .literals import pybytes, pystr
-from .payload import Plan, call, plan_template, template_problems
+from .payload import plan_template, template_problems
 from .reserved import MODULE_SCOPE, NAMESPACE_SCOPE
 
 # --------------------------------------------------------------------------- context
@@ -54,47 +56,48 @@ class EnumCtx(Record):
 
 
 class EventCtx(Record):
-    """One event's statements in the generated module: its descriptor, its write and
-    is-enabled functions, and their start/stop forms."""
+    """One event of the generated module: its names, its enable flag, and its
+    statements (:meth:`.events.EventBlocks.block`)."""
 
     ident: str
-    write: str
-    is_enabled: str
-    start: str | None
-    stop: str | None
-    descriptor: str  # the EventDescriptor assignment
-    packed: str  # name of the packed-descriptor global
-    packed_assign: str
-    is_enabled_head: str
+    functions: tuple[str, str, str | None, str | None]  # write, is_enabled, start, stop
     flag: str
-    runtime: str
-    signature: str  # the parameters' lines in a signature (each line ends with \n)
-    spec: str | None  # name of the template's field-spec global (None: no payload)
-    encoder: list[str]  # the statements that encode the payload (none without one)
-    fail: str  # the `raise _fail(...)` statement of a failed encoding
-    doc: str  # the write function's docstring, laid out
-    start_call: str  # the return statement of the start_ function
-    stop_call: str  # the return statement of the stop_ function
+    text: str  # the event's statements (each line ends with a newline)
+
+    def __init__(
+        self,
+        ident: str,
+        functions: tuple[str, str, str | None, str | None],
+        flag: str,
+        text: str,
+    ) -> None:
+        # Written out (etwmc.record): one per event of a manifest.
+        s = _EVENT_SLOTS
+        s[0](self, ident)
+        s[1](self, functions)
+        s[2](self, flag)
+        s[3](self, text)
+
+    @property
+    def write(self) -> str:
+        return self.functions[0]
+
+    @property
+    def is_enabled(self) -> str:
+        return self.functions[1]
+
+    @property
+    def start(self) -> str | None:
+        """The start_ function of a Start event (None for others)."""
+        return self.functions[2]
+
+    @property
+    def stop(self) -> str | None:
+        """The stop_ function of a Stop event (None for others)."""
+        return self.functions[3]
 
 
-class _Shape:
-    """What the events of one template share in the module, made once per template:
-    its plan, the name of its field specs, the parameters' lines in a signature, their
-    names, the Args paragraph of the write function's docstring and the statements that
-    encode the payload."""
-
-    __slots__ = ("plan", "spec", "signature", "names", "args_doc", "encoder")
-
-    def __init__(self, plan: Plan | None, imports: Imports) -> None:
-        params = plan.params if plan else []
-        self.plan = plan
-        self.spec = plan.name if plan else None
-        if plan:
-            imports.use("_ENCODING_ERRORS")  # by the write function's failure handler
-        self.signature = "".join(f"{p.text}\n" for p in params)
-        self.names = [p.name for p in params]
-        self.args_doc = _args_doc(plan)
-        self.encoder = plan.encoder(imports) if plan else []
+_EVENT_SLOTS = slot_setters(EventCtx)
 
 
 class ProviderCtx(Record):
@@ -142,10 +145,6 @@ class ModuleCtx(Record):
 # --------------------------------------------------------------------------- rules
 
 
-def _local(name: str) -> str:
-    return name.rsplit(":", 1)[-1]
-
-
 def _hex(v: int) -> str:
     return f"0x{v:X}"
 
@@ -166,12 +165,6 @@ def _enum(
         for member, (_, v) in zip(names, items, strict=True)
     ]
     return EnumCtx(name, layout.class_head("    ", name, base), members), names, scope.diagnostics
-
-
-# What a docstring calls a level, opcode, task, keyword or channel: its member name in
-# the provider's enum, by ("win", local name) for a win: item, else by id(the model's
-# object) (levels by value: a provider's levels have distinct values).
-EnumNames = dict[object, str]
 
 
 def _provider_enums(
@@ -201,13 +194,13 @@ def _provider_enums(
     add(
         "Level",
         "enum.IntEnum",
-        [(w.local, w.value) for w in win_levels] + [(_local(lv.name), lv.value) for lv in p.levels],
+        [(w.local, w.value) for w in win_levels] + [(local(lv.name), lv.value) for lv in p.levels],
         [("level", w.value) for w in win_levels] + [("level", lv.value) for lv in p.levels],
     )
     add(
         "Keyword",
         "enum.IntFlag",
-        [(_local(k.name), k.mask) for k in p.keywords],
+        [(local(k.name), k.mask) for k in p.keywords],
         [id(k) for k in p.keywords],
         True,
     )
@@ -216,13 +209,13 @@ def _provider_enums(
     add(
         "Opcode",
         "enum.IntEnum",
-        [(w.local, w.value) for w in win_ops] + [(_local(o.name), o.value) for o in ops],
+        [(w.local, w.value) for w in win_ops] + [(local(o.name), o.value) for o in ops],
         [("win", w.local) for w in win_ops] + [id(o) for o in ops],
     )
     add(
         "Task",
         "enum.IntEnum",
-        [(_local(t.name), t.value) for t in p.tasks],
+        [(local(t.name), t.value) for t in p.tasks],
         [id(t) for t in p.tasks],
     )
     add(
@@ -244,57 +237,6 @@ def _provider_enums(
         add(cls, base, items, [None] * len(items), m.kind == "bit")
     found.pop(None, None)
     return enums, found, maps, diags
-
-
-def _named(names: EnumNames, item: object, builtin: bool, name: str) -> str:
-    """The member name of ``item`` (a model object named ``name``), or its local name."""
-    key = ("win", _local(name)) if builtin else id(item)
-    return names.get(key, _local(name))
-
-
-def _event_doc(
-    manifest: Manifest,
-    ev: Event,
-    ident: str,
-    d7: EventDescriptor,
-    names: EnumNames,
-    plan: Plan | None,
-    ns: str,
-    args: str,
-) -> str:
-    """The write function's docstring: the event, its message, where it goes, its
-    parameters (``args``: :func:`_args_doc` of ``plan``)."""
-    paragraphs: list[str | list[str]] = []
-    text = manifest.text(ev.message)
-    if text:
-        paragraphs.append("Message: " + docstrings.message(text, plan.names if plan else []))
-    level = names.get(("level", d7.level), _local(ev.level.name) if ev.level else str(d7.level))
-    opcode = _named(names, ev.opcode, ev.opcode.builtin, ev.opcode.name) if ev.opcode else "Info"
-    task = _named(names, ev.task, ev.task.builtin, ev.task.name) if ev.task else "none"
-    keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords) or "none"
-    channel = (
-        (names.get(id(ev.channel)) or ev.channel.chid or _local(ev.channel.name))
-        if ev.channel
-        else "none"
-    )
-    paragraphs.append(
-        [
-            f"Level: {level} ({d7.level}); opcode: {opcode} ({d7.opcode}); task: {task} "
-            f"({d7.task}).",
-            f"Keywords: {keywords} ({_hex(ev.keyword_mask)}); channel: {channel} ({d7.channel}).",
-            f"(The enums of {ns} name these values.)",
-        ]
-    )
-    summary = f"Write the {ident} event (id {ev.value}, version {ev.version})."
-    return docstrings.docstring("    ", summary, paragraphs, args)
-
-
-def _args_doc(plan: Plan | None) -> str:
-    """The Args paragraph of a write function's docstring: the same for every event of
-    a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
-    args = [f"    {p.name}: {p.doc}" for p in (plan.params if plan else [])]
-    args.append("    activity_id, related_activity_id: see the module's docstring.")
-    return docstrings.paragraphs_text("    ", [["Args:", *args]])
 
 
 # --------------------------------------------------------------------------- module
@@ -336,8 +278,8 @@ def _build(
     imp = Imports()
     structs: dict[str, str] = {}
     aliases: dict[tuple[str, ...], str] = {}  # struct member types -> alias name
-    shapes: dict[int, _Shape] = {}  # id(template) -> what its events share
-    no_payload = _Shape(None, imp)
+    shapes: dict[int, Shape] = {}  # id(template) -> what its events share
+    no_payload = Shape(None, imp)
     checked: set[int] = set()  # id(template), when not rendering
     specs: list[SpecCtx] = []
     all_flags: list[str] = []
@@ -388,74 +330,32 @@ def _build(
         traits = pybytes(traits_bytes)
         events: list[EventCtx] = []
         layouts: list[str] = []
+        blocks = EventBlocks(manifest, enum_names, ns, runtime)
         for ev, ident, bit, d7 in zip(p.events, event_names[pi], bits, descriptors, strict=True):
             if ev.not_logged:
                 continue
             shape = no_payload
-            if ev.template is not None and ev.template.items:
-                found = shapes.get(id(ev.template))
+            t = ev.template
+            if t is not None and t.items:
+                found = shapes.get(id(t))
                 if found is None:
-                    where = f"template {ev.template.tid!r}"
                     planned = plan_template(
-                        ev.template, f"_T{len(specs)}", where, structs, aliases, diags, imp, maps
-                    )
-                    found = shapes[id(ev.template)] = _Shape(planned, imp)
+                        t, f"_T{len(specs)}", f"template {t.tid!r}", structs, aliases, diags,
+                        imp, maps,
+                    )  # fmt: skip
+                    found = shapes[id(t)] = Shape(planned, imp)
                     specs.append(SpecCtx(planned.name, planned.spec))
                 shape = found
-            plan, spec = shape.plan, shape.spec
-            layouts.append(f"({ev.value}, {ev.version}): {spec or '()'}")
+            layouts.append(f"({ev.value}, {ev.version}): {shape.spec or '()'}")
             packed = f"_d{packed_count}"
             packed_count += 1
-            keyword = _hex(d7.keyword)
-            arguments = (
-                f"    id={d7.id},\n    version={d7.version},\n    channel={d7.channel},\n"
-                f"    level={d7.level},\n    opcode={d7.opcode},\n    task={d7.task},\n"
-                f"    keyword={keyword},"
-            )
-            write, is_enabled, start, stop = _claim_functions(mod, ident, d7.opcode)
-            if start or stop:
+            functions = _claim_functions(mod, ident, d7.opcode)
+            if functions[2] is not None or functions[3] is not None:
                 imp.use("Activity")
-            events.append(
-                EventCtx(
-                    ident=ident,
-                    write=write,
-                    is_enabled=is_enabled,
-                    start=start,
-                    stop=stop,
-                    descriptor=layout.descriptor(ident, arguments),
-                    packed=packed,
-                    packed_assign=call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"]),
-                    is_enabled_head=layout.is_enabled(is_enabled),
-                    flag=flags[bit],
-                    runtime=runtime,
-                    signature=shape.signature,
-                    spec=spec,
-                    encoder=shape.encoder,
-                    fail=call(
-                        "        ",
-                        f"raise {imp.use('_fail')}",
-                        [pystr(ident), plan.name, "_exc", *plan.values],
-                        " from None",
-                    )
-                    if plan
-                    else "",
-                    doc=_event_doc(manifest, ev, ident, d7, enum_names, plan, ns, shape.args_doc),
-                    start_call=call(
-                        "    ",
-                        f"return {imp.use('_start')}",
-                        [flags[bit], write, "related_activity_id", *shape.names],
-                    )
-                    if start
-                    else "",
-                    stop_call=call(
-                        "    ",
-                        f"return {imp.use('_stop')}",
-                        [flags[bit], write, "activity", *shape.names],
-                    )
-                    if stop
-                    else "",
-                )
-            )
+                imp.use("_start" if functions[2] is not None else "_stop")
+            flag = flags[bit]
+            text = blocks.block(ev, ident, d7, shape, packed, flag, functions)
+            events.append(EventCtx(ident, functions, flag, text))
         if events:
             # What every event's statements use (see the template).
             for name in ("EventDescriptor", "pack_descriptor", "uuid", "_KeywordOnly", "_KW"):
@@ -530,10 +430,11 @@ def _claim_functions(
     """An event's function names: ``write_``, ``is_enabled_``, and ``start_`` or ``stop_``
     for start and stop events; claimed in this order, which decides the suffixes when
     names collide."""
-    write = mod.claim(f"write_{ident}")
-    is_enabled = mod.claim(f"is_enabled_{ident}")
-    start = mod.claim(f"start_{ident}") if opcode == START_OPCODE else None
-    stop = mod.claim(f"stop_{ident}") if opcode == STOP_OPCODE else None
+    claim = mod.claim_derived  # ident is an identifier the module scope gave out
+    write = claim("write_", ident)
+    is_enabled = claim("is_enabled_", ident)
+    start = claim("start_", ident) if opcode == START_OPCODE else None
+    stop = claim("stop_", ident) if opcode == STOP_OPCODE else None
     return write, is_enabled, start, stop
 
 

@@ -19,7 +19,8 @@ The shapes, and black's rule for each (the tests compare every one with black):
 * :func:`parameter` — ``name: annotation,`` in an exploded signature: a subscript is
   split inside its brackets, a union goes between parentheses, a name stays.
 * :func:`call` — ``head(a, b, c)tail`` with atom arguments: the arguments go on one
-  line of their own, or one per line with a trailing comma added.
+  line of their own, or one per line with a trailing comma added
+  (:func:`call_shared`: the same, for calls that share their last arguments).
 * :func:`struct_assign` — ``NAME: Final = struct.Struct(fmt)``, ``fmt`` a literal or a
   ``_pointers(literal)`` call.
 * :func:`type_alias` — ``NAME: TypeAlias = tuple[...] | dict[str, object]``: the value
@@ -105,6 +106,34 @@ def call(indent: str, head: str, arguments: Sequence[str], tail: str = "") -> st
     body = f"{indent}    {joined}"
     if len(body) > LINE_LENGTH:
         body = "\n".join(f"{indent}    {a}," for a in arguments)
+    return f"{indent}{head}(\n{body}\n{indent}){tail}"
+
+
+class Shared:
+    """The last arguments of many calls that :func:`call_shared` lays out at one
+    indentation, joined once both ways: after a comma on one line, and one per line."""
+
+    __slots__ = ("joined", "exploded")
+
+    def __init__(self, indent: str, arguments: Sequence[str]) -> None:
+        if not arguments:
+            self.joined = self.exploded = ""
+            return
+        self.joined = ", " + ", ".join(arguments)
+        line = f"\n{indent}    "
+        self.exploded = line + f",{line}".join(arguments) + ","
+
+
+def call_shared(indent: str, head: str, first: Sequence[str], rest: Shared, tail: str = "") -> str:
+    """:func:`call` of the arguments ``first`` then ``rest`` (two or more in all), with
+    ``rest`` made once for the many calls that end with it (``rest`` at ``indent``)."""
+    joined = ", ".join(first) + rest.joined
+    line = f"{indent}{head}({joined}){tail}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    body = f"{indent}    {joined}"
+    if len(body) > LINE_LENGTH:
+        body = "\n".join(f"{indent}    {a}," for a in first) + rest.exploded
     return f"{indent}{head}(\n{body}\n{indent}){tail}"
 
 

@@ -16,7 +16,7 @@ from ..codes import E_UNRESOLVED
 from ..diagnostics import Diagnostic, diag
 from ..model import Field, Struct, Template
 from ..naming import Kind, Scope
-from ..record import Record
+from ..record import Record, slot_setters
 from ..winmeta import SCALAR_FORMATS, InTypeCode
 from . import layout
 from .imports import Imports
@@ -35,6 +35,10 @@ _PY_TYPES: dict[int, str] = {
     _I.FILETIME: "datetime", _I.SYSTEMTIME: "datetime", _I.SID: "str | bytes",
 }  # fmt: skip
 _ANSI = frozenset({_I.ANSI_STRING, _I.COUNTED_ANSI_STRING})
+# A count or length that is none (a constant 0 is none: see _count).
+_NONE = (None, 0)
+# SCALAR_FORMATS as a plain dict: read for every field of every template planned.
+_FORMATS: dict[int, str] = dict(SCALAR_FORMATS)
 
 
 class ParamCtx(Record):
@@ -46,9 +50,13 @@ class ParamCtx(Record):
 
     def __init__(self, name: str, text: str, doc: str) -> None:
         # Written out (etwmc.record): one per field of every template compiled.
-        object.__setattr__(self, "name", name)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "doc", doc)
+        s = _PARAM_SLOTS
+        s[0](self, name)
+        s[1](self, text)
+        s[2](self, doc)
+
+
+_PARAM_SLOTS = slot_setters(ParamCtx)
 
 
 # One statement of an inlined encoder: (struct variable, its arguments), or (string
@@ -162,13 +170,13 @@ def _length(it: Field | Struct) -> int | str | None:
     return None if it.length == 0 else it.length
 
 
-def _py_type(f: Field, imports: Imports) -> str:
-    assert f.in_type is not None
-    c = f.in_type.code
-    base = "int" if c in SCALAR_FORMATS and c not in _PY_TYPES else _PY_TYPES[c]
+def _py_type(code: int, counted: bool, imports: Imports) -> str:
+    """The Python type of a field of inType ``code`` (a sequence of them when
+    ``counted``: it has a count)."""
+    base = "int" if code in _FORMATS and code not in _PY_TYPES else _PY_TYPES[code]
     if base in _TYPE_IMPORTS:
         imports.use(_TYPE_IMPORTS[base])
-    if _count(f) is not None:
+    if counted:
         return f"{imports.use('Sequence')}[{base}]"
     return base
 
@@ -190,6 +198,8 @@ def _doc(it: Field | Struct, names: dict[str, str], maps: Mapping[str, str]) -> 
         text = it.in_type.qname if it.in_type else it.in_type_text
         if it.map is not None and it.map in maps:
             text += f", a {maps[it.map]} value"
+        if it.count in _NONE and it.length in _NONE:
+            return text + "."  # no count and no length (or constant 0s): most fields
     count, length = _count(it), _length(it)
     if isinstance(count, int):
         text = f"{count} values: {text}"
@@ -235,11 +245,25 @@ def _specs(
     derived: list[bool] = []
     types: list[str] = []
     for it in items:
-        count, count_ref, ok1 = _extent(_count(it), names)
-        length, length_ref, ok2 = _extent(_length(it), names)
-        if not (ok1 and ok2):
-            _unresolved(it, where, diags)
-        is_derived = isinstance(it, Field) and it.name in counted
+        is_field = not isinstance(it, Struct)
+        count = None if it.count in _NONE else it.count  # as _count and _length
+        length = None if it.length in _NONE else it.length
+        # `count_const=`/`count_ref=`, then `length_const=`/`length_ref=`, when present.
+        extents: list[str] = []
+        if count is not None or length is not None:
+            resolved = True
+            for key, value in (("count", count), ("length", length)):
+                if value is None:
+                    continue
+                if isinstance(value, int):
+                    extents.append(f"{key}_const={value}")
+                elif value in names:
+                    extents.append(f"{key}_ref={names[value]}")
+                else:
+                    resolved = False
+            if not resolved:
+                _unresolved(it, where, diags)
+        is_derived = is_field and it.name in counted
         members: list[str] = []
         if isinstance(it, Struct):
             members, m_derived, m_types = _specs(
@@ -248,7 +272,7 @@ def _specs(
             user = tuple(t for t, d in zip(m_types, m_derived, strict=True) if not d)
             # A type alias per struct shape keeps signatures short.
             alias = aliases.setdefault(user, f"_Struct{len(aliases)}")
-            seq = imports.use("Sequence") if _count(it) is not None else ""
+            seq = imports.use("Sequence") if count is not None else ""
             types.append(f"{seq}[{alias}]" if seq else alias)
             code_: int = STRUCT_CODE
         else:
@@ -257,22 +281,14 @@ def _specs(
                 types.append("object")
                 code_ = -1
             else:
-                types.append(_py_type(it, imports))
                 code_ = it.in_type.code
-        args = [pystr(it.name), str(int(code_))]
-        for key, val in (
-            ("count_const", count),
-            ("count_ref", count_ref),
-            ("length_const", length),
-            ("length_ref", length_ref),
-        ):
-            if val != "None":
-                args.append(f"{key}={val}")
+                types.append(_py_type(code_, count is not None, imports))
+        args = [pystr(it.name), str(int(code_)), *extents]
         if is_derived:
             args.append("derived=True")
-        if isinstance(it, Field) and _utf8(it):
+        if code_ in _ANSI and isinstance(it, Field) and _utf8(it):
             args.append("utf8=True")
-        if isinstance(it, Struct):
+        if not is_field:
             # Exploded with magic trailing commas: black keeps this shape at any width.
             specs.append(f"{indent}_Field(")
             specs.extend(f"{indent}    {a}," for a in args)
@@ -316,11 +332,11 @@ def _inline(
     for it, name in zip(items, params, strict=True):
         if not isinstance(it, Field) or it.in_type is None:
             return None
-        if _count(it) is not None or _length(it) is not None:
-            return None
+        if it.count not in _NONE or it.length not in _NONE:
+            return None  # a count or a length (see _count)
         c = it.in_type.code
-        if c in SCALAR_FORMATS or c == _I.GUID:
-            run_fmt += SCALAR_FORMATS.get(c, "16s")
+        if c in _FORMATS or c == _I.GUID:
+            run_fmt += _FORMATS.get(c, "16s")
             run_args.append(f"{name}.bytes_le" if c == _I.GUID else name)
             continue
         if c not in (_I.UNICODE_STRING, _I.ANSI_STRING):

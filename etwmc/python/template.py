@@ -8,22 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 
-def _macro_encode(ev: Any) -> str:
-    _o: list[str] = []
-    _w = _o.append
-    if ev.spec is None:
-        _w("    _payload = b\"\"\n")
-    else:
-        _w("    try:\n")
-        for statement in ev.encoder:
-            _w(f"{statement!s}\n")
-        _w(
-            "    except _ENCODING_ERRORS as _exc:\n"
-            f"{ev.fail!s}\n"
-        )
-    return "".join(_o)
-
-
 def render(*, m: Any) -> str:
     _o: list[str] = []
     _w = _o.append
@@ -93,8 +77,8 @@ def render(*, m: Any) -> str:
             for f in p.flags:
                 _w(f"    global {f!s}\n")
             _w(f"    flags = compute_flags({p.pairs_name!s}, state)\n")
-            for _i9, f in enumerate(p.flags):
-                _w(f"    {f!s} = flags[{_i9!s}]\n")
+            for _i8, f in enumerate(p.flags):
+                _w(f"    {f!s} = flags[{_i8!s}]\n")
         else:
             _w("    pass  # the provider has no event to enable\n")
         _w(
@@ -135,70 +119,14 @@ def render(*, m: Any) -> str:
                 "\n"
                 f"{e.head!s}\n"
             )
-            _empty12 = True
+            _empty11 = True
             for member in e.members:
-                _empty12 = False
+                _empty11 = False
                 _w(f"{member!s}\n")
-            if _empty12:
+            if _empty11:
                 _w("        pass\n")
         for ev in p.events:
-            _w(
-                "\n"
-                "\n"
-                f"{ev.descriptor!s}\n"
-                f"{ev.packed_assign!s}\n"
-                "\n"
-                "\n"
-                f"{ev.is_enabled_head!s}\n"
-                "    \"\"\"Whether any session wants this event (one flag test).\"\"\"\n"
-                f"    return {ev.flag!s}\n"
-                "\n"
-                "\n"
-                f"def {ev.write!s}(\n"
-                f"{ev.signature!s}    _kw: _KeywordOnly = _KW,\n"
-                "    activity_id: uuid.UUID | None = None,\n"
-                "    related_activity_id: uuid.UUID | None = None,\n"
-                ") -> int:\n"
-                f"{ev.doc!s}\n"
-                f"    if not {ev.flag!s}:\n"
-                "        return 0\n"
-                "    if _kw is not _KW:\n"
-                "        raise _keyword_only(_kw)\n"
-                f"{_macro_encode(ev)!s}    _send = {ev.runtime!s}.write\n"
-                "    return _send(\n"
-                f"        {ev.packed!s},\n"
-                "        _payload,\n"
-                "        None if activity_id is None else activity_id.bytes_le,\n"
-                "        None if related_activity_id is None else related_activity_id.bytes_le,\n"
-                "    )\n"
-            )
-            if ev.start is not None:
-                _w(
-                    "\n"
-                    "\n"
-                    f"def {ev.start!s}(\n"
-                    f"{ev.signature!s}    *,\n"
-                    "    related_activity_id: uuid.UUID | None = None,\n"
-                    ") -> Activity:\n"
-                    "    \"\"\"Start an activity: a new activity id becomes current, then this event is\n"
-                    "    written with it (related: ``related_activity_id``, else the id that was current),\n"
-                    f"    as {ev.write!s} writes it.\n"
-                    "    \"\"\"\n"
-                    f"{ev.start_call!s}\n"
-                )
-            if ev.stop is not None:
-                _w(
-                    "\n"
-                    "\n"
-                    f"def {ev.stop!s}(\n"
-                    f"{ev.signature!s}    *,\n"
-                    "    activity: Activity,\n"
-                    ") -> int:\n"
-                    f"    \"\"\"Write this event with ``activity``'s id, as {ev.write!s} writes it, then end\n"
-                    "    the activity (also when the arguments are wrong).\n"
-                    "    \"\"\"\n"
-                    f"{ev.stop_call!s}\n"
-                )
+            _w(f"{ev.text!s}")
     _w(
         "\n"
         "\n"
