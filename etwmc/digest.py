@@ -28,5 +28,26 @@ def sha256_of_pieces(pieces: Iterable[bytes]) -> bytes:
     return h.digest()
 
 
+def sha256_unless_equal(pieces: Iterable[bytes], data: bytes) -> bytes | None:
+    """None when the pieces one after another are exactly ``data``, else their SHA-256:
+    a file compared with what is about to replace it, and hashed only when it differs.
+    The bytes of ``data`` stand in for the pieces that matched, so the file is read
+    once either way."""
+    h = None
+    at = 0
+    for piece in pieces:
+        if h is None:
+            if data.startswith(piece, at):
+                at += len(piece)
+                continue
+            h = hashlib.sha256(memoryview(data)[:at], usedforsecurity=False)
+        h.update(piece)
+    if h is None:
+        if at == len(data):
+            return None
+        h = hashlib.sha256(memoryview(data)[:at], usedforsecurity=False)
+    return h.digest()
+
+
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data, usedforsecurity=False).hexdigest()

@@ -43,7 +43,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from .digest import sha256_hex, sha256_of_pieces
+from .digest import sha256_hex, sha256_of_pieces, sha256_unless_equal
 from .record import Record
 from .regularfile import open_regular
 
@@ -54,6 +54,7 @@ _HEX = frozenset("0123456789abcdef")
 # A journal lists names and hashes: a few hundred bytes per file.  A larger file of
 # that name is not one etwmc wrote.
 _MAX_JOURNAL = 16 * 1024 * 1024
+_PIECE = 1 << 20  # files are hashed and compared in pieces of this size
 
 
 # --------------------------------------------------------------------------- reading
@@ -75,9 +76,40 @@ def hash_regular(path: Path) -> str | None:
     """SHA-256 of a regular file's content (read in pieces), else None."""
     try:
         with open_regular(path) as f:
-            return sha256_of_pieces(iter(lambda: f.read(1 << 20), b"")).hex()
+            return sha256_of_pieces(iter(lambda: f.read(_PIECE), b"")).hex()
     except OSError:
         return None
+
+
+def check_regular(path: Path, data: bytes) -> tuple[bool, str | None] | None:
+    """Whether a regular file holds exactly ``data``, and when it does not, the SHA-256
+    of what it holds: one reading in pieces, hashed only when it differs.  None when it
+    is not a regular file that can be read.  A write that leaves unchanged files alone
+    learns both from it: which files to leave, and the old content's hash its journal
+    records for the others."""
+    try:
+        with open_regular(path) as f:
+            digest = sha256_unless_equal(iter(lambda: f.read(_PIECE), b""), data)
+    except OSError:
+        return None
+    return digest is None, None if digest is None else digest.hex()
+
+
+def holds(path: Path, data: bytes) -> bool:
+    """Whether ``path`` is a regular file holding exactly ``data``; read in pieces,
+    and only as far as the first difference (a size that differs reads nothing)."""
+    at = 0
+    try:
+        with open_regular(path) as f:
+            if os.fstat(f.fileno()).st_size != len(data):
+                return False
+            for piece in iter(lambda: f.read(_PIECE), b""):
+                if not data.startswith(piece, at):
+                    return False
+                at += len(piece)
+    except OSError:
+        return False
+    return at == len(data)
 
 
 def plain_name(name: object) -> bool:
@@ -272,9 +304,16 @@ class Transaction:
     """One all-or-nothing write of regular files in one or more folders (folder ->
     file name -> bytes), in the steps of the module docstring."""
 
-    def __init__(self, folders: Mapping[Path, Mapping[str, bytes]]) -> None:
+    def __init__(
+        self,
+        folders: Mapping[Path, Mapping[str, bytes]],
+        old: Mapping[Path, str] | None = None,
+    ) -> None:
         self.token = new_token()
         self.parts = [_Part(f, dict(files)) for f, files in sorted(folders.items()) if files]
+        # The hashes of files the caller has already read (check_regular), under the
+        # folders' locks: they are not read again.
+        self.old = old or {}
 
     def journal(self, part: _Part) -> Path:
         return part.folder / f"{JOURNAL_PREFIX}{self.token}"
@@ -303,11 +342,19 @@ class Transaction:
         for part in self.parts:
             for name in sorted(part.files):
                 final = part.folder / name
-                old = hash_regular(final) if os.path.lexists(final) else None
+                data = part.files[name]
+                new = sha256_hex(data)
+                old = self.old.get(final)
+                if old is None and os.path.lexists(final):
+                    # A file rewritten as it was (a compile run again) is only compared.
+                    found = check_regular(final, data)
+                    if found is not None:
+                        same, digest = found
+                        old = new if same else digest
                 if old is None and os.path.lexists(final):
                     # No backup could be checked on the way back: refuse before writing.
                     raise Failure(final, "it cannot be read back to keep a copy")
-                part.entries.append(Entry(name, old, sha256_hex(part.files[name])))
+                part.entries.append(Entry(name, old, new))
         for part in self.parts:
             peers = [
                 Peer(str(other.folder), e.name, e.new)

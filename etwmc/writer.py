@@ -56,12 +56,13 @@ from .journal import (
     Failure,
     FolderLock,
     Transaction,
+    check_regular,
     create_file,
+    holds,
     journals,
     listdir,
     pending,
     plain_name,
-    read_regular,
     reason,
     recover,
     remove,
@@ -422,12 +423,20 @@ def write_sets(
     try:
         for lock in locks:
             _acquire(lock, shown_of, on_wait)
+        old: dict[Path, str] = {}  # hashes of the files read to find the unchanged ones
         for real, named in files_by_folder.items():
             recover(real, named)
             if skip_unchanged:
-                for name in [n for n, d in named.items() if read_regular(real / n) == d]:
-                    del named[name]
-        _commit(files_by_folder, streams, shown_of)
+                for name, data in list(named.items()):
+                    found = check_regular(real / name, data)
+                    if found is None:
+                        continue
+                    same, digest = found
+                    if same:
+                        del named[name]
+                    elif digest is not None:
+                        old[real / name] = digest
+        _commit(files_by_folder, streams, shown_of, old)
     finally:
         for lock in locks:
             lock.release()
@@ -456,6 +465,7 @@ def _commit(
     files: Mapping[Path, Mapping[str, bytes]],
     streams: list[tuple[Target, bytes]],
     shown_of: Mapping[Path, str],
+    old: Mapping[Path, str],
 ) -> None:
     with contextlib.ExitStack() as stack:
         opened = [(t, stack.enter_context(_open_stream(t, wait=False)), d) for t, d in streams]
@@ -469,7 +479,7 @@ def _commit(
                     raise WriteError(target.shown, reason(e)) from None
 
         try:
-            Transaction(files).run(between=write_streams)
+            Transaction(files, old).run(between=write_streams)
         except Failure as e:
             if e.folder:
                 shown = _shown_folder(e.path, shown_of)
@@ -520,12 +530,7 @@ def stale(
 
 
 def _differs(path: Path, data: bytes) -> bool:
-    try:
-        if os.stat(path).st_size != len(data):
-            return True
-    except OSError:
-        return True
-    return read_regular(path) != data
+    return not holds(path, data)
 
 
 __all__ = [

@@ -24,3 +24,22 @@ def test_known_answers() -> None:
     assert digest.sha256_hex(b"abc") == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
+
+
+@pytest.mark.parametrize(
+    ("pieces", "data", "same"),
+    [
+        ([], b"", True),
+        ([b"ab", b"c"], b"abc", True),
+        ([b"ab", b"d"], b"abc", False),  # same length, last piece differs
+        ([b"xb", b"c"], b"abc", False),  # the first piece differs
+        ([b"ab"], b"abc", False),  # a prefix
+        ([], b"abc", False),  # empty
+        ([b"ab", b"cd"], b"abc", False),  # longer
+    ],
+)
+def test_a_reading_compared_and_hashed_when_it_differs(
+    pieces: list[bytes], data: bytes, same: bool
+) -> None:
+    got = digest.sha256_unless_equal(iter(pieces), data)
+    assert got == (None if same else hashlib.sha256(b"".join(pieces)).digest())

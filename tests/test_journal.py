@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 from codegen_helpers import HELLO
@@ -22,7 +23,7 @@ from etwmc import journal
 from etwmc.cli import main
 from etwmc.compile import compile_manifest
 from etwmc.digest import sha256_hex
-from etwmc.writer import stale, write_set, write_sets
+from etwmc.writer import WriteError, stale, write_set, write_sets
 
 OLD = {"a.py": b"old a", "b.bin": b"old b", "c.rc": b"old c", "keep.txt": b"kept"}
 NEW = {"a.py": b"new a", "b.bin": b"new b", "c.rc": b"new c", "d_MSG00002.bin": b"new d"}
@@ -175,6 +176,103 @@ def test_a_journal_never_reads_a_device_or_a_fifo(tmp_path: Path) -> None:
     assert journal.journals(tmp_path) == {}
     assert journal.hash_regular(tmp_path / "a.py") is None
     assert journal.read_regular(tmp_path / "a.py") is None
+
+
+def test_a_file_is_hashed_and_compared_in_one_reading(tmp_path: Path) -> None:
+    path = tmp_path / "a.py"
+    data = bytes(range(256)) * 9000  # more than one piece
+    path.write_bytes(data)
+    changed = data[:-1] + b"x"
+    assert journal.check_regular(path, data) == (True, None)
+    assert journal.check_regular(path, changed) == (False, sha256_hex(data))
+    assert journal.check_regular(path, data + b"x") == (False, sha256_hex(data))
+    assert journal.check_regular(path, b"x" + data[1:]) == (False, sha256_hex(data))
+    assert journal.holds(path, data)
+    assert not journal.holds(path, changed)
+    assert not journal.holds(path, data[:-1])
+    assert journal.check_regular(tmp_path / "missing", b"") is None
+    assert not journal.holds(tmp_path / "missing", b"")
+    os.mkfifo(tmp_path / "fifo")  # never opened: it could block
+    assert journal.check_regular(tmp_path / "fifo", b"") is None
+    assert not journal.holds(tmp_path / "fifo", b"")
+
+
+def test_a_journal_records_the_old_content_of_unchanged_and_changed_files(
+    tmp_path: Path,
+) -> None:
+    # An unchanged file is only compared (its old hash is its new one); a changed one
+    # is hashed in the same reading; either way a roll-back finds its backup.
+    write_set(tmp_path, OLD)
+    plan = {"a.py": OLD["a.py"], "b.bin": b"new b", "new.h": b"h"}
+    t = journal.Transaction({tmp_path: plan})
+    t.write_journals()
+    entries = {e.name: (e.old, e.new) for e in t.parts[0].entries}
+    assert entries == {
+        "a.py": (sha256_hex(OLD["a.py"]), sha256_hex(OLD["a.py"])),
+        "b.bin": (sha256_hex(OLD["b.bin"]), sha256_hex(b"new b")),
+        "new.h": (None, sha256_hex(b"h")),
+    }
+    t.write_temporaries()
+    t.back_up()
+    for e in t.parts[0].entries:
+        t.move(t.parts[0], e)
+    journal.recover(tmp_path, plan)  # every file is new: only the clean-up was left
+    assert _files(tmp_path) == {**OLD, **plan}
+    write_set(tmp_path, OLD)
+    (tmp_path / "new.h").unlink()
+    t = journal.Transaction({tmp_path: plan})
+    t.write_journals()
+    t.write_temporaries()
+    t.back_up()
+    t.move(t.parts[0], t.parts[0].entries[1])  # b.bin only: a killed write
+    journal.recover(tmp_path, plan)
+    assert _files(tmp_path) == OLD
+
+
+def test_leaving_unchanged_files_reads_each_old_file_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The reading that finds a file changed also gives the hash its journal records,
+    # and that hash is the one a roll-back checks the backup against.
+    write_set(tmp_path, OLD)
+    opened: list[str] = []
+    real_open = journal.open_regular
+
+    def counted(path: str | os.PathLike[str]) -> BinaryIO:
+        f = real_open(path)
+        opened.append(Path(path).name)
+        return f
+
+    monkeypatch.setattr(journal, "open_regular", counted)
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def failing_replace(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:  # the journal and one output have moved
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(journal.os, "replace", failing_replace)
+    with pytest.raises(WriteError, match="No space left"):
+        write_set(tmp_path, {**NEW, "keep.txt": b"kept"}, skip_unchanged=True)
+    monkeypatch.setattr(journal.os, "replace", real_replace)
+    assert _files(tmp_path) == OLD  # every backup matched its recorded hash
+    assert sorted(n for n in opened if not n.startswith(".")) == [
+        "a.py",
+        "b.bin",
+        "c.rc",
+        "keep.txt",
+    ]
+    opened.clear()
+    write_set(tmp_path, {**NEW, "keep.txt": b"kept"}, skip_unchanged=True)
+    assert _files(tmp_path) == {**NEW, "keep.txt": b"kept"}
+    assert sorted(n for n in opened if not n.startswith(".")) == [
+        "a.py",
+        "b.bin",
+        "c.rc",
+        "keep.txt",
+    ]
 
 
 def test_ctrl_c_during_the_renames_puts_the_folder_back(

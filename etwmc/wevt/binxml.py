@@ -51,19 +51,16 @@ from .crim import (
     BX_STRING,
     BX_SUBSTITUTION,
     BX_VALUE,
+    utf16,
 )
 
 _SUBST = re.compile(r"%(\d+)")
 
 
-# A template's element and attribute names repeat (Data, Name, EventData ...): each is
-# hashed once.
-@functools.lru_cache(maxsize=1024)
 def name_hash(name: str) -> int:
     """mc's 16-bit hash of an element or attribute name (over UTF-16 code units)."""
     h = 0
-    data = name.encode("utf-16-le", "surrogatepass")
-    for (unit,) in struct.iter_unpack("<H", data):
+    for (unit,) in struct.iter_unpack("<H", utf16(name)):
         h = (h * 65599 + unit) & 0xFFFFFFFF
     return h & 0xFFFF
 
@@ -113,28 +110,31 @@ class _Elem:
 
     __slots__ = ("name", "xml_name", "attrs", "children")
 
-    def __init__(self, name: str, xml_name: str, attrs: list[tuple[str, str, str]]) -> None:
+    def __init__(
+        self,
+        name: str,
+        xml_name: str,
+        attrs: list[tuple[str, str, str]],
+        children: list[_Elem | str | int] | None = None,
+    ) -> None:
         self.name = name  # local name (what BinXML stores)
         self.xml_name = xml_name  # qualified name as written in the XML text
         self.attrs = attrs  # (local name, qualified name, value)
-        self.children: list[_Elem | str] = []  # str: text (a _Ws: formatting)
+        # str: text (a _Ws: formatting); int n: the text "%n", a substitution.
+        self.children: list[_Elem | str | int] = [] if children is None else children
 
 
 def _event_data(template: Template) -> _Elem:
     attrs = [("Name", "Name", template.name)] if template.name is not None else []
-    root = _Elem("EventData", "EventData", attrs)
     items = template.items
     shown = items[:-2] if template.binary is not None else items
+    children: list[_Elem | str | int] = []
     for n, item in enumerate(shown, 1):
         tag = "ComplexData" if isinstance(item, Struct) else "Data"
-        e = _Elem(tag, tag, [("Name", "Name", item.name)])
-        e.children.append(f"%{n}")
-        root.children.append(e)
+        children.append(_Elem(tag, tag, [("Name", "Name", item.name)], [n]))
     if template.binary is not None:
-        e = _Elem("Binary", "Binary", [])
-        e.children.append(f"%{len(items)}")
-        root.children.append(e)
-    return root
+        children.append(_Elem("Binary", "Binary", [], [len(items)]))
+    return _Elem("EventData", "EventData", attrs, children)
 
 
 def _user_data(node: XmlNode, scope: dict[str | None, str], level: int = 1) -> _Elem:
@@ -178,33 +178,6 @@ def template_tree(template: Template) -> _Elem:
     return _event_data(template)
 
 
-def xml_text(e: _Elem) -> str:
-    """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
-    parts: list[str] = []
-    _xml_parts(e, parts)
-    return "".join(parts)
-
-
-def _xml_parts(el: _Elem, parts: list[str]) -> None:
-    # A module-level function, not a closure that calls itself: such a closure is a
-    # reference cycle, left for the cycle collector with the parts it holds.
-    parts.append("<" + el.xml_name)
-    for _, q, v in el.attrs:
-        parts.append(f' {q}="{_esc_attr(v)}"')
-    if not el.children:
-        parts.append("/>")
-        return
-    parts.append(">")
-    for c in el.children:
-        if isinstance(c, _Ws):
-            parts.append(c)
-        elif isinstance(c, str):
-            parts.append(_esc_text(c))
-        else:
-            _xml_parts(c, parts)
-    parts.append(f"</{el.xml_name}>")
-
-
 # --------------------------------------------------------------------------- BinXML
 
 MAX_UNITS = 0xFFFF  # a BinXML name or value carries its length in a u16
@@ -214,7 +187,8 @@ def _units(s: str) -> bytes:
     """UTF-16LE text, cut to what its u16 length can count: a longer string is an
     error that :func:`oversized` reports first, so only a model that failed validation
     is cut (the writers never raise)."""
-    return s.encode("utf-16-le", "surrogatepass")[: 2 * MAX_UNITS]
+    data = utf16(s)
+    return data if len(data) <= 2 * MAX_UNITS else data[: 2 * MAX_UNITS]
 
 
 def _all_short(template: Template) -> bool:
@@ -249,7 +223,7 @@ def oversized(template: Template) -> list[tuple[str, int]]:
 
     def walk(el: _Elem) -> None:
         for text in (el.name, *(part for local, _, value in el.attrs for part in (local, value))):
-            n = len(text.encode("utf-16-le", "surrogatepass")) // 2
+            n = len(utf16(text)) // 2
             if n > MAX_UNITS:
                 out.append((text[:24], n))
         for c in el.children:
@@ -260,52 +234,95 @@ def oversized(template: Template) -> list[tuple[str, int]]:
     return out
 
 
-def _name(out: bytearray, name: str) -> None:
+# Fixed-shape records of the fragment; sizes written as 0 are filled in afterwards.
+_OPEN = struct.Struct("<BHI")  # open-start token, dependency id, element size
+_NAME = struct.Struct("<HH")  # an inline name's hash and length
+_VALUE = struct.Struct("<BBH")  # value token, value type, length
+_SUBSTITUTION = struct.Struct("<BHB")  # token, index, value type
+_U32 = struct.Struct("<I")
+
+
+# Every template repeats its element and attribute names (Data, Name, EventData ...):
+# each name's inline form (with its hash, a loop over its code units) is made once.
+@functools.lru_cache(maxsize=1024)
+def _inline_name(name: str) -> bytes:
+    """An inline name: hash, length, UTF-16 text, NUL."""
     data = _units(name)
-    out += struct.pack("<HH", name_hash(name), len(data) // 2)
-    out += data
-    out += b"\0\0"
+    return _NAME.pack(name_hash(name), len(data) // 2) + data + b"\0\0"
 
 
-def _element(out: bytearray, el: _Elem, types: Sequence[int]) -> None:
-    out.append(BX_OPEN_START | BX_MORE if el.attrs else BX_OPEN_START)
-    out += struct.pack("<H", BX_NO_DEPENDENCY)
-    size_at = len(out)
-    out += b"\0\0\0\0"
-    _name(out, el.name)
-    if el.attrs:
+def _element(el: _Elem, types: Sequence[int], out: bytearray, xml: list[str]) -> None:
+    """Append the element's BinXML to ``out`` and its XML text (as mc hashes it: no
+    whitespace between tags, ``<x/>`` if empty) to ``xml``, in one walk.  A module-level
+    function, not a closure that calls itself: such a closure is a reference cycle,
+    left for the cycle collector with the parts it holds."""
+    attrs, children = el.attrs, el.children
+    size_at = len(out) + 3
+    token = BX_OPEN_START | BX_MORE if attrs else BX_OPEN_START
+    out += _OPEN.pack(token, BX_NO_DEPENDENCY, 0)
+    out += _inline_name(el.name)
+    if attrs:
         list_at = len(out)
         out += b"\0\0\0\0"
-        for i, (local, _, value) in enumerate(el.attrs):
-            out.append(BX_ATTRIBUTE if i == len(el.attrs) - 1 else BX_ATTRIBUTE | BX_MORE)
-            _name(out, local)
+        more = len(attrs)
+        tag = ["<", el.xml_name]
+        for local, qual, value in attrs:
+            more -= 1
             data = _units(value)
-            out += struct.pack("<BBH", BX_VALUE, BX_STRING, len(data) // 2)
+            out.append(BX_ATTRIBUTE | BX_MORE if more else BX_ATTRIBUTE)
+            out += _inline_name(local)
+            out += _VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2)
             out += data
-        struct.pack_into("<I", out, list_at, len(out) - list_at - 4)
+            tag += (" ", qual, '="', _esc_attr(value), '"')
+        _U32.pack_into(out, list_at, len(out) - list_at - 4)
+        xml.append("".join(tag))
+    else:
+        xml.append("<" + el.xml_name)
     out.append(BX_CLOSE_START)
-    for c in el.children:
-        if isinstance(c, _Ws):
-            continue
-        if isinstance(c, str):
-            m = _SUBST.search(c)
-            if m is None:
+    if children:
+        xml.append(">")
+        for c in children:
+            if isinstance(c, int):
+                n = c
+                xml.append(f"%{n}")
+            elif isinstance(c, _Ws):
+                xml.append(c)
                 continue
-            n = int(m.group(1))
+            elif isinstance(c, str):
+                xml.append(_esc_text(c))
+                m = _SUBST.search(c)
+                if m is None:
+                    continue
+                n = int(m.group(1))
+            else:
+                _element(c, types, out, xml)
+                continue
             if 1 <= n <= len(types):
-                out += struct.pack("<BHB", BX_SUBSTITUTION, n - 1, types[n - 1])
-        else:
-            _element(out, c, types)
+                out += _SUBSTITUTION.pack(BX_SUBSTITUTION, n - 1, types[n - 1])
+        xml.append(f"</{el.xml_name}>")
+    else:
+        xml.append("/>")
     out.append(BX_END_ELEMENT)
-    struct.pack_into("<I", out, size_at, len(out) - size_at - 4)
+    _U32.pack_into(out, size_at, len(out) - size_at - 4)
+
+
+def encode_tree(tree: _Elem, types: Sequence[int]) -> tuple[str, bytes]:
+    """(the XML text mc hashes, the padded BinXML fragment) of a template tree."""
+    out = bytearray(BX_FRAGMENT)
+    xml: list[str] = []
+    _element(tree, types, out, xml)
+    out.append(BX_END_OF_FRAGMENT)
+    out += bytes(-len(out) % 4)
+    return "".join(xml), bytes(out)
+
+
+def xml_text(e: _Elem) -> str:
+    """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
+    return encode_tree(e, ())[0]
 
 
 def binxml(tree: _Elem, types: Sequence[int]) -> bytes:
-    out = bytearray(BX_FRAGMENT)
-    _element(out, tree, types)
-    out.append(BX_END_OF_FRAGMENT)
-    out += b"\0" * (-len(out) % 4)
-    return bytes(out)
+    return encode_tree(tree, types)[1]
 
 
 # --------------------------------------------------------------------------- ids
@@ -317,7 +334,7 @@ def _types_bytes(types: Sequence[int]) -> bytes:
 
 def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> bytes:
     """The 16 raw GUID bytes mc stores at TEMP+24."""
-    text = xml.encode("utf-16-le", "surrogatepass")
+    text = utf16(xml)
     if legacy:
         return _md5_chained(text, _types_bytes(types))
     digest = bytearray(sha256(b"MS-WEVT\0" + text + _types_bytes(types))[:16])
@@ -328,8 +345,8 @@ def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> byte
 def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[bytes, bytes]:
     """(template id, padded BinXML) for one template."""
     types = value_types(template)
-    tree = template_tree(template)
-    return template_id(xml_text(tree), types, legacy=legacy_ids), binxml(tree, types)
+    xml, data = encode_tree(template_tree(template), types)
+    return template_id(xml, types, legacy=legacy_ids), data
 
 
 # --------------------------------------------------------------------------- MD5 (mc 8.1)

@@ -21,6 +21,7 @@ names the part of a blob that holds an offset, for reports that compare two blob
 
 from __future__ import annotations
 
+import codecs
 import struct
 from enum import IntEnum
 from typing import Final
@@ -164,17 +165,30 @@ STRUCT_PROPERTY: Final = _entry(
 # --------------------------------------------------------------------------- strings
 
 
+# ``str.encode`` looks a codec up by its name on every call; its encoder, looked up
+# once, is a third of the cost for the short names that fill a blob.
+_UTF16LE = codecs.getencoder("utf-16-le")
+
+
+def utf16(s: str) -> bytes:
+    """UTF-16LE text, a lone surrogate kept as its code unit (as mc stores it)."""
+    return _UTF16LE(s, "surrogatepass")[0]
+
+
+_SIZE = struct.Struct("<I")
+
+
 def sized_string(s: str) -> bytes:
     """u32 total size (itself and padding included), UTF-16LE text, NUL, zeros to a
     multiple of 4: the names in CHAN, LEVL, OPCO, TASK, KEYW, MAPS, QTAB, TTBL, FLTR."""
-    data = s.encode("utf-16-le", "surrogatepass") + b"\0\0"
-    total = (4 + len(data) + 3) & ~3
-    return struct.pack("<I", total) + data + b"\0" * (total - 4 - len(data))
+    data = _UTF16LE(s, "surrogatepass")[0]
+    total = (len(data) + 9) & ~3  # size, text, NUL, padding
+    return _SIZE.pack(total) + data + bytes(total - 4 - len(data))
 
 
 def z_string(s: str) -> bytes:
     """UTF-16LE text and a NUL, nothing else: the strings of PRVA and EVTA."""
-    return s.encode("utf-16-le", "surrogatepass") + b"\0\0"
+    return _UTF16LE(s, "surrogatepass")[0] + b"\0\0"
 
 
 def ordinal_key(s: str) -> bytes:

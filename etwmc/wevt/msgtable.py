@@ -18,12 +18,14 @@ with the same ids in every culture.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Iterable, Mapping
 
 from ..model import Manifest, Resources
 from ..msgformat import table_text
 from ..msgids import MessageIds, message_ids
+from .crim import utf16
 from .xmltext import describe, first_bad_char, utf16_offset
 
 MESSAGE_RESOURCE_ANSI = 0
@@ -39,7 +41,7 @@ class MessageTableError(ValueError):
 
 
 def _entry_text(text: str) -> bytes:
-    data = (text + _SUFFIX).encode("utf-16-le", "surrogatepass")
+    data = utf16(text + _SUFFIX)
     return data + b"\0" * (-len(data) % 4)
 
 
@@ -74,43 +76,58 @@ def text_entry(
     names; ``codec`` is the code page of an ANSI entry.  Raises UnicodeEncodeError when
     the code page cannot hold the text."""
     if flags == MESSAGE_RESOURCE_UNICODE:
-        return flags, (text + "\0").encode("utf-16-le", "surrogatepass")
+        return flags, utf16(text + "\0")
     if flags == MESSAGE_RESOURCE_UTF8:
         return flags, (text + "\0").encode("utf-8")
     return flags, text.encode(codec) + b"\0"
+
+
+_COUNT = struct.Struct("<I")
+_BLOCK = struct.Struct("<III")  # low id, high id, offset of its first entry
+_ENTRY_HEADER = struct.Struct("<HH")  # length, flags
+_PADDING = (b"", b"\0", b"\0\0", b"\0\0\0")
 
 
 def encode_table(entries: Mapping[int, TableEntry]) -> bytes:
     """A message table holding ``entries`` (id -> entry); raises
     :class:`MessageTableError` for an entry longer than a u16 length allows."""
     ids = sorted(entries)
-    blocks: list[list[int]] = []
-    for mid in ids:
-        if blocks and blocks[-1][1] + 1 == mid:
-            blocks[-1][1] = mid
-        else:
-            blocks.append([mid, mid])
-    out = bytearray(struct.pack("<I", len(blocks)))
-    offset = 4 + 12 * len(blocks)
-    k = 0
-    for lo, hi in blocks:
-        out += struct.pack("<III", lo, hi, offset)
-        while k < len(ids) and ids[k] <= hi:
-            offset += entry_size(entries[ids[k]])
-            k += 1
-    for mid in ids:
-        flags, data = entries[mid]
-        size = entry_size(entries[mid])
-        if size > MAX_ENTRY:
-            raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
-        out += struct.pack("<HH", size, flags) + data + b"\0" * (size - 4 - len(data))
-    return bytes(out)
+    return _table(ids, [entries[mid] for mid in ids])
 
 
 def encode_messages(messages: Mapping[int, str]) -> bytes:
     """A message table holding ``messages`` (id -> text as stored, see
     :func:`culture_messages`)."""
-    return encode_table({mid: text_entry(text + "\r\n") for mid, text in messages.items()})
+    ids = sorted(messages)
+    unicode = MESSAGE_RESOURCE_UNICODE
+    return _table(ids, [(unicode, utf16(messages[mid] + _SUFFIX)) for mid in ids])
+
+
+def _table(ids: list[int], entries: list[TableEntry]) -> bytes:
+    """The table of ``entries`` (flags, encoded text with its terminator) for the
+    sorted ``ids``."""
+    # A block is a run of consecutive ids: counted first, so that every offset is
+    # known as its entry is written.
+    runs = sum(1 for a, b in itertools.pairwise(ids) if b != a + 1) + 1 if ids else 0
+    blocks = [_COUNT.pack(runs)]
+    parts: list[bytes] = []
+    offset = _COUNT.size + _BLOCK.size * runs
+    low = at = 0
+    previous = -2  # no id follows it: the first id starts a block
+    for mid, (flags, data) in zip(ids, entries, strict=True):
+        size = (len(data) + 7) & ~3  # header, text, padding to 4
+        if size > MAX_ENTRY:
+            raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
+        if mid != previous + 1:
+            if previous >= 0:
+                blocks.append(_BLOCK.pack(low, previous, at))
+            low, at = mid, offset
+        previous = mid
+        parts += (_ENTRY_HEADER.pack(size, flags), data, _PADDING[size - 4 - len(data)])
+        offset += size
+    if ids:
+        blocks.append(_BLOCK.pack(low, previous, at))
+    return b"".join(blocks + parts)
 
 
 def culture_messages(manifest: Manifest, res: Resources, ids: MessageIds) -> dict[int, str]:

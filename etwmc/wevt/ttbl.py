@@ -12,8 +12,10 @@ written or the inType's default.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .. import winmeta as wm
-from ..model import Field, Provider, Struct, Template
+from ..model import Field, Map, Provider, Struct, Template
 from ..winmeta import InTypeCode
 from .binxml import encode_template
 from .crim import (
@@ -51,44 +53,40 @@ def _temp(
     start = len(out)
     offsets[id(t)] = start
     tid, bx = encode_template(t, legacy_ids=legacy_ids)
-    out += bytes(TEMP_HEADER.size)
-    out += bx
-    props_at = len(out)
     top = t.items
-    members = [f for s in top if isinstance(s, Struct) for f in s.fields]
-    total = len(top) + len(members)
-    entry = PROPERTY.size  # STRUCT_PROPERTY's too
-    out += bytes(entry * total)
+    structs = [s for s in top if isinstance(s, Struct)]
+    total = len(top) + sum(len(s.fields) for s in structs)
+    props_at = start + TEMP_HEADER.size + len(bx)
+    # The names follow the entries: each entry's name offset is known as it is packed.
+    names: list[bytes] = []
+    entries: list[bytes] = []
+    name_at = props_at + PROPERTY.size * total  # STRUCT_PROPERTY's size too
+    maps = p.map_named
     index = {item.name: i for i, item in reversed(list(enumerate(top)))}
     first_member = len(top)
-    k = 0
     for item in top:
+        name = sized_string(item.name)
         if isinstance(item, Struct):
-            _struct_entry(out, props_at + entry * k, item, first_member, index)
+            entries.append(_struct_entry(item, first_member, index, name_at))
             first_member += len(item.fields)
         else:
-            _field_entry(out, offsets, props_at + entry * k, p, item, index, 0)
-        k += 1
+            entries.append(_field_entry(item, index, 0, offsets, maps, name_at))
+        names.append(name)
+        name_at += len(name)
     base = len(top)
-    for s in top:
-        if isinstance(s, Struct):
-            local = {f.name: i for i, f in reversed(list(enumerate(s.fields)))}
-            for f in s.fields:
-                _field_entry(out, offsets, props_at + entry * k, p, f, local, base)
-                k += 1
-            base += len(s.fields)
+    for s in structs:
+        local = {f.name: i for i, f in reversed(list(enumerate(s.fields)))}
+        for f in s.fields:
+            name = sized_string(f.name)
+            entries.append(_field_entry(f, local, base, offsets, maps, name_at))
+            names.append(name)
+            name_at += len(name)
+        base += len(s.fields)
     flags = TEMPLATE_USER_DATA if t.user_data is not None else TEMPLATE_EVENT_DATA
-    TEMP_HEADER.layout.pack_into(
-        out,
-        start,
-        TEMP,
-        len(out) - start,
-        len(top),
-        total,
-        props_at,
-        flags,
-        tid,
-    )
+    out += TEMP_HEADER.layout.pack(TEMP, name_at - start, len(top), total, props_at, flags, tid)
+    out += bx
+    out += b"".join(entries)
+    out += b"".join(names)
 
 
 def _extent(
@@ -102,54 +100,39 @@ def _extent(
 
 
 def _field_entry(
-    out: bytearray,
-    offsets: dict[int, int],
-    at: int,
-    p: Provider,
     f: Field,
     index: dict[str, int],
     base: int,
-) -> None:
+    offsets: dict[int, int],
+    maps: Callable[[str], Map | None],
+    name_at: int,
+) -> bytes:
     cflag, count = _extent(f.count, index, base, PROP_FIXED_COUNT, PROP_VAR_COUNT)
     lflag, length = _extent(f.length, index, base, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
     if lflag == PROP_FIXED_LENGTH and f.in_type is not None and f.in_type.code == InTypeCode.SID:
         lflag = 0
     in_code = f.in_type.code if f.in_type is not None else InTypeCode.NULL
-    out_code = _out_code(f)
     map_at = 0
     if f.map is not None:
-        m = p.map_named(f.map)
+        m = maps(f.map)
         map_at = offsets.get(id(m), 0) if m is not None else 0
-    PROPERTY.layout.pack_into(
-        out,
-        at,
-        cflag | lflag,
-        in_code & 0xFF,
-        out_code & 0xFF,
-        0,
-        map_at,
-        count,
-        length,
-        len(out),  # the name, appended next
+    return PROPERTY.layout.pack(
+        cflag | lflag, in_code & 0xFF, _out_code(f) & 0xFF, 0, map_at, count, length, name_at
     )
-    out += sized_string(f.name)
 
 
-def _struct_entry(out: bytearray, at: int, s: Struct, first: int, index: dict[str, int]) -> None:
+def _struct_entry(s: Struct, first: int, index: dict[str, int], name_at: int) -> bytes:
     cflag, count = _extent(s.count, index, 0, PROP_FIXED_COUNT, PROP_VAR_COUNT)
     lflag, length = _extent(s.length, index, 0, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
-    STRUCT_PROPERTY.layout.pack_into(
-        out,
-        at,
+    return STRUCT_PROPERTY.layout.pack(
         PROP_STRUCT | cflag | lflag,
         first & 0xFFFF,
         len(s.fields) & 0xFFFF,
         0,
         count,
         length,
-        len(out),  # the name, appended next
+        name_at,
     )
-    out += sized_string(s.name)
 
 
 def _out_code(f: Field) -> int:

@@ -22,11 +22,12 @@ The signatures, flags and entry layouts are :mod:`etwmc.wevt.crim`'s.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..descriptors import ProviderItems, provider_items
-from ..model import Channel, Event, Keyword, Level, Manifest, Opcode, Provider, Task
+from ..model import Channel, Keyword, Level, Manifest, Opcode, Provider, Task
 from ..msgids import MessageIds, message_ids
 from .crim import (
     CHAN_ENTRY,
@@ -69,6 +70,7 @@ from .ttbl import write_ttbl
 # Model values are cut to the width of their field: out-of-range values have already
 # been reported by the validator, and the writer must still not fail on them.
 _U32 = 0xFFFFFFFF
+_by_mask = operator.attrgetter("mask")
 
 _Listed = TypeVar("_Listed", Channel, Level, Task, Opcode, Keyword)
 
@@ -143,7 +145,7 @@ class _Writer:
         kinds.append((Kind.TASK, lambda: self.task(items)))
         kinds.append((Kind.KEYW, lambda: self.keyw(items)))
         if p.events:
-            kinds.append((Kind.EVNT, lambda: self.evnt(p)))
+            kinds.append((Kind.EVNT, lambda: self.evnt(p, items)))
             if v5 and any(e.name is not None or e.attributes for e in p.events):
                 kinds.append((Kind.EVTA, lambda: self.evta(p)))
         if p.filters:
@@ -266,41 +268,46 @@ class _Writer:
             out, start, Kind.PRVA.signature, len(out) - start, len(entries)
         )
 
-    def evnt(self, p: Provider) -> None:
-        out = self.out
+    def evnt(self, p: Provider, items: ProviderItems) -> None:
+        """Header, one entry per event by id, then the events' keyword arrays (the
+        offsets of their KEYW entries, by mask)."""
         events = sorted(p.events, key=lambda e: e.value)
-        start = len(out)
-        first = start + LIST_HEADER_EXTRA.size
-        out += bytes(LIST_HEADER_EXTRA.size + EVNT_ENTRY.size * len(events))
-        kw_arrays: list[int] = []
-        pack_ref = KEYWORD_REF.layout.pack
+        start = len(self.out)
+        # Every offset is known before anything is written: the arrays follow the entries.
+        array_at = start + LIST_HEADER_EXTRA.size + EVNT_ENTRY.size * len(events)
+        ref = self.at.get  # id(None) is never a key: a missing item's offset is 0
+        event_id = self.ids.event_id
+        pack = EVNT_ENTRY.layout.pack
+        # What an array holds for each keyword: its entry's offset.
+        keyword_ref = {id(k): KEYWORD_REF.layout.pack(ref(id(k), 0)) for k in items.keywords}
+        no_ref = KEYWORD_REF.layout.pack(0)
+        entries: list[bytes] = []
+        arrays: list[bytes] = []
         for e in events:
-            if e.keywords:
-                kw_arrays.append(len(out))
-                for k in sorted(e.keywords, key=lambda k: k.mask):
-                    out += pack_ref(self.ref(k))
+            ch, level, opcode, task, keywords = e.channel, e.level, e.opcode, e.task, e.keywords
+            if keywords:
+                by_mask = sorted(keywords, key=_by_mask)
+                arrays.append(b"".join([keyword_ref.get(id(k), no_ref) for k in by_mask]))
+                kw_array = array_at
+                array_at += KEYWORD_REF.size * len(keywords)
             else:
-                kw_arrays.append(0)
-        for i, e in enumerate(events):
-            self._event_entry(first + EVNT_ENTRY.size * i, e, kw_arrays[i])
-        LIST_HEADER_EXTRA.layout.pack_into(
-            out, start, Kind.EVNT.signature, len(out) - start, len(events), 0
-        )
-
-    def _event_entry(self, at: int, e: Event, kw_array: int) -> None:
-        ch = e.channel
-        mask = e.keyword_mask | _channel_bit(ch)
-        EVNT_ENTRY.layout.pack_into(
-            self.out, at,
-            e.value & 0xFFFF, e.version & 0xFF,
-            (ch.value if ch else 0) & 0xFF,
-            (e.level.value if e.level else 0) & 0xFF,
-            (e.opcode.value if e.opcode else 0) & 0xFF,
-            (e.task.value if e.task else 0) & 0xFFFF,
-            mask & 0xFFFFFFFFFFFFFFFF,
-            self.ids.event_id(e), self.ref(e.template), self.ref(e.opcode), self.ref(e.level),
-            self.ref(e.task), len(e.keywords), kw_array, self.ref(ch),
-        )  # fmt: skip
+                kw_array = 0
+            entries.append(
+                pack(
+                    e.value & 0xFFFF, e.version & 0xFF,
+                    (ch.value if ch else 0) & 0xFF,
+                    (level.value if level else 0) & 0xFF,
+                    (opcode.value if opcode else 0) & 0xFF,
+                    (task.value if task else 0) & 0xFFFF,
+                    (e.keyword_mask | _channel_bit(ch)) & 0xFFFFFFFFFFFFFFFF,
+                    event_id(e), ref(id(e.template), 0), ref(id(opcode), 0), ref(id(level), 0),
+                    ref(id(task), 0), len(keywords), kw_array, ref(id(ch), 0),
+                )
+            )  # fmt: skip
+        out = self.out
+        out += LIST_HEADER_EXTRA.layout.pack(Kind.EVNT.signature, array_at - start, len(events), 0)
+        out += b"".join(entries)
+        out += b"".join(arrays)
 
     def evta(self, p: Provider) -> None:
         out = self.out
