@@ -152,6 +152,24 @@ def test_a_match_before_its_data_deep_in_a_stream() -> None:
     assert e.value.offset == bad.ends[100]
 
 
+@pytest.mark.parametrize("written", [8191, 8192])
+def test_a_match_as_far_back_as_a_match_reaches_at_a_flag_word(written: int) -> None:
+    # A first flag word that writes `written` bytes (a literal, then 31 matches), then a
+    # word that opens with a match 8192 bytes back, the farthest a token reaches: one
+    # byte before the output when 8191 bytes exist, the first byte when 8192 do.
+    fill = [(1, 264)] * 30 + [(1, written - 1 - 30 * 264)]
+    ops: list[Op] = [0x41, *fill, (8192, 3), *random_ops(random.Random(8), 600)[1:]]
+    s = compress(ops)
+    assert s.sizes[31] == written
+    assert struct.unpack_from("<I", s.data, s.ends[31])[0] >> 31 == 1  # it opens a flag word
+    if written == 8191:
+        with pytest.raises(LzxpressError, match="reaches 8192 bytes back, 8191 exist") as e:
+            decompress(bytes(s.data), 10**7)
+        assert e.value.offset == s.ends[32]
+    else:
+        assert decompress(bytes(s.data), len(s.out)) == bytes(s.out)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_length_too_small_for_its_form_deep_in_a_stream(seed: int) -> None:
     s = compress(random_ops(random.Random(seed), 32 * 47))  # whole flag words

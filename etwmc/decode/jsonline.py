@@ -71,12 +71,13 @@ class Stamps:
             self.low = seconds * 10_000_000
             self.high = self.low + 10_000_000
             self.second_text = f"{date}T{h:02d}:{m:02d}:{s:02d}."
-        return f"{self.second_text}{frac:07d}Z"
+        # %-formats: an f-string's format spec is parsed again at every call (once per event)
+        return "%s%07dZ" % (self.second_text, frac)  # noqa: UP031
 
     def json(self, filetime: int | None) -> str:
         """:meth:`timestamp` as JSON."""
         if filetime is not None and self.low <= filetime < self.high:
-            return f'"{self.second_text}{filetime - self.low:07d}Z"'
+            return '"%s%07dZ"' % (self.second_text, filetime - self.low)  # noqa: UP031
         return plain_json(self.timestamp(filetime))
 
     def guid(self, raw: bytes) -> str | None:

@@ -17,10 +17,14 @@ reach the end of the data (a token is at most 10 bytes), so it checks no bounds 
 input; it walks a flag word a byte at a time through a table of literal runs, reads
 tokens from a table of every u16 of the data, and checks the output limit once per
 word (short matches add at most 279 bytes each; longer ones are checked before they
-are copied).  :func:`_careful` finishes the data from where it stopped, checking
-everything at every token.  When the bulk loop meets anything wrong it gives up, and
-the careful loop decodes the data again from the start, so an error is always the
-careful loop's, at the same offset and with the same words.
+are copied).  It copies a match with negative offsets (from ``distance`` bytes before
+the end of the output), so it keeps no count of the output, and checks that a match
+reaches no byte before the output only in the words that start with fewer than 8192
+bytes written (no match reaches further back).  :func:`_careful` finishes the data from
+where it stopped, checking everything at every token.  When the bulk loop meets
+anything wrong it gives up, and the careful loop decodes the data again from the
+start, so an error is always the careful loop's, at the same offset and with the same
+words.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import sys
 
 _U16 = struct.Struct("<H").unpack_from
 _U32 = struct.Struct("<I").unpack_from
+_WINDOW = 8192  # the farthest a match reaches back: 13 bits of distance - 1
 _WORD_MAX = 4 + 32 * 10  # a flag word and 32 tokens of 10 bytes (u16, half, byte, u16, u32)
 
 
@@ -88,19 +93,26 @@ def _bulk(src: bytes, limit: int, out: bytearray) -> tuple[int, int] | None:
         return 0, 0
     u16 = _u16_table(src)
     runs_of = _FLAG_RUNS
-    have = pos = half = 0  # have: len(out), kept by hand (this loop runs once per token)
+    append = out.append
+    pos = half = 0
     while pos <= last:
-        flags = (src[pos + 3], src[pos + 2], src[pos + 1], src[pos])
+        near = len(out) < _WINDOW  # a match of this word may reach before the output
+        flags = src[pos : pos + 4]  # a little-endian u32, used from its high byte down
         pos += 4
-        for byte in flags:
+        for byte in reversed(flags):
             runs, tail = runs_of[byte]
             for literals in runs:
-                if literals:
+                if literals == 1:  # the most common run: an append costs less than a slice
+                    append(src[pos])
+                    pos += 1
+                elif literals:
                     out += src[pos : pos + literals]
                     pos += literals
-                    have += literals
                 token = u16[pos]
                 pos += 2
+                back = ~(token >> 3)  # -distance
+                if near and len(out) + back < 0:
+                    return None
                 length = token & 7
                 if length == 7:
                     if half:
@@ -119,28 +131,22 @@ def _bulk(src: bytes, limit: int, out: bytearray) -> tuple[int, int] | None:
                             if length == 0:
                                 length = u16[pos] | u16[pos + 2] << 16
                                 pos += 4
-                            if length < 22 or have + length + 3 > limit:
+                            if length < 22 or len(out) + length + 3 > limit:
                                 return None
                             length -= 22
                         length += 15
                     length += 7
-                start = have + ~(token >> 3)  # have - distance
-                if start < 0:
-                    return None
-                length += 3
-                end = start + length
-                if end <= have:
-                    out += out[start:end]
+                end = back + length + 3
+                if end < 0:
+                    out += out[back:end]
                 else:  # overlapping: the last `distance` bytes repeat
-                    pattern = out[start:]
-                    whole, rest = divmod(length, have - start)
+                    whole, rest = divmod(length + 3, -back)
+                    pattern = out[back:]
                     out += pattern * whole + pattern[:rest]
-                have += length
             if tail:
                 out += src[pos : pos + tail]
                 pos += tail
-                have += tail
-        if have > limit:
+        if len(out) > limit:
             return None
     return pos, half
 
