@@ -72,7 +72,16 @@ def _parser() -> etree.XMLParser:
 class Document:
     """A parsed manifest: the element tree plus what locating problems needs."""
 
-    __slots__ = ("path", "root", "events", "localization", "lines", "wrapped", "_needles")
+    __slots__ = (
+        "path",
+        "root",
+        "events",
+        "localization",
+        "lines",
+        "wrapped",
+        "_needles",
+        "_prefixed_needles",
+    )
 
     def __init__(
         self,
@@ -87,9 +96,10 @@ class Document:
         self.localization: etree._Element | None = None
         self.lines: list[str] = lines if lines is not None else []  # decoded source lines
         self.wrapped = False  # True for the <assembly> component-manifest form
-        # "<name" per tag, "<prefix:name" per (tag, prefix): lowering asks for
-        # thousands of spans, of a few dozen kinds of element.
-        self._needles: dict[str | tuple[str, str], str] = {}
+        # "<name" per local name, "<prefix:name" per (prefix, name): lowering asks
+        # for thousands of spans, of a few dozen kinds of element.
+        self._needles: dict[str, str] = {}
+        self._prefixed_needles: dict[tuple[str, str], str] = {}
 
     def span(self, elem: etree._Element, attr: str | None = None) -> Span:
         """Where ``elem``'s start tag begins (or where its ``attr`` is written).
@@ -97,40 +107,58 @@ class Document:
         libxml2 numbers an element by the line its start tag *ends* on, so a start tag
         written over several lines is found by looking back from that line: on each
         line, the last ``<name`` written there counts, if the name ends there."""
+        tag = elem.tag
+        if not isinstance(tag, str):
+            return Span(self.path, elem.sourceline or 0)
+        return self.named_span(elem, tag.rpartition("}")[2], attr)
+
+    def named_span(self, elem: etree._Element, name: str, attr: str | None = None) -> Span:
+        """:meth:`span` of an element whose local name the caller knows (it found the
+        element by that name): a manifest's thousands of events, fields and strings
+        need not have their tags read again."""
         line = elem.sourceline or 0
         lines = self.lines
-        tag = elem.tag
-        if not isinstance(tag, str) or not (0 < line <= len(lines)):
+        if not (0 < line <= len(lines)):
             return Span(self.path, line)
         prefix = elem.prefix
-        needles = self._needles
-        needle = needles.get(tag) if prefix is None else needles.get((tag, prefix))
-        if needle is None:
-            local = tag.rpartition("}")[2]
-            needle = f"<{prefix}:{local}" if prefix else f"<{local}"
-            needles[tag if prefix is None else (tag, prefix)] = needle
-        # Nearly always on the line libxml2 gives; else on one of the lines before it.
-        start = line
+        if prefix is None:
+            needle = self._needles.get(name)
+            if needle is None:
+                needle = self._needles[name] = f"<{name}"
+        else:
+            needle = self._prefixed_needles.get((prefix, name))
+            if needle is None:
+                needle = self._prefixed_needles[(prefix, name)] = f"<{prefix}:{name}"
+        # Nearly always on the line libxml2 gives, followed by a space, a '/' or a '>';
+        # else on one of the lines before it.
         text = lines[line - 1]
         pos = text.rfind(needle)
-        end = pos + len(needle)
-        if pos < 0 or (end < len(text) and (text[end].isalnum() or text[end] in _NAME_CHARS)):
-            first = max(line - _LOOK_BACK, 0)
-            while True:
-                start -= 1
-                if start <= first:
-                    return Span(self.path, line)
-                text = lines[start - 1]
-                pos = text.rfind(needle)
-                if pos >= 0:
-                    end = pos + len(needle)
-                    if end >= len(text) or not (text[end].isalnum() or text[end] in _NAME_CHARS):
-                        break
+        if pos >= 0:
+            end = pos + len(needle)
+            after = text[end : end + 1]
+            if after in _TAG_NAME_ENDS or not _continues_name(after):
+                if attr:
+                    return self._attr_span(line, pos + 1, attr)
+                return Span(self.path, line, pos + 1)
+        start = line
+        first = max(line - _LOOK_BACK, 0)
+        while True:
+            start -= 1
+            if start <= first:
+                return Span(self.path, line)
+            text = lines[start - 1]
+            pos = text.rfind(needle)
+            if pos >= 0:
+                end = pos + len(needle)
+                if not _continues_name(text[end : end + 1]):
+                    break
         if attr:
-            found = self.find_attr(start, pos + 1, attr)
-            if found is not None:
-                return Span(self.path, *found)
+            return self._attr_span(start, pos + 1, attr)
         return Span(self.path, start, pos + 1)
+
+    def _attr_span(self, line: int, col: int, attr: str) -> Span:
+        found = self.find_attr(line, col, attr)
+        return Span(self.path, *found) if found is not None else Span(self.path, line, col)
 
     def find_attr(self, line: int, col: int, attr: str) -> tuple[int, int] | None:
         """(line, col) of ``attr=`` in the start tag that begins at (line, col), or None."""
@@ -148,6 +176,13 @@ class Document:
 
 _LOOK_BACK = 64  # lines a start tag may span
 _NAME_CHARS = frozenset("_-.:")  # besides letters and digits
+_TAG_NAME_ENDS = frozenset((" ", "/", ">", "\t"))  # what usually follows a tag's name
+
+
+def _continues_name(char: str) -> bool:
+    """Whether ``char`` (one character, or none at the end of a line) may continue an
+    element name."""
+    return char != "" and (char.isalnum() or char in _NAME_CHARS)
 
 
 def _find_attr(text: str, attr: str, start: int) -> int:

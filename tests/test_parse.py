@@ -221,6 +221,51 @@ def test_span_of_a_start_tag_longer_than_the_look_back_is_its_last_line() -> Non
     assert (span.line, span.col) == (73, 0)
 
 
+def test_named_span_is_span_for_every_element() -> None:
+    """Lowering passes the local name it found an element by (named_span); the place
+    must be the one span() finds from the tag: tags sharing a line, a name that is the
+    start of another (<event, <events), a tab or a line end after the name, prefixed
+    and unprefixed tags of one name, and a start tag over several lines."""
+    ns = "http://schemas.microsoft.com/win/2004/08/events"
+    text = (
+        f'<instrumentationManifest xmlns="{ns}" xmlns:e="{ns}">\n'
+        "  <instrumentation><events>\n"
+        '    <provider name="P"><events><event\tvalue="1"/><e:event value="2"/>\n'
+        "      <event\n"
+        '        value="3"/><event value="4"/></events>\n'
+        '      <e:templates><template tid="T"><data name="a" inType="win:UInt32"/>'
+        "</template></e:templates>\n"
+        "    </provider>\n"
+        "  </events></instrumentation>\n"
+        "</instrumentationManifest>\n"
+    )
+    doc, _ = parse_bytes(text.encode(), "in.man")
+    assert doc is not None
+    elements = [e for e in doc.root.iter() if isinstance(e.tag, str)]
+    assert len(elements) == 12
+    for e in elements:
+        name = e.tag.rpartition("}")[2]
+        assert doc.named_span(e, name) == doc.span(e), e.tag
+        assert doc.named_span(e, name, "value") == doc.span(e, "value"), e.tag
+    places = [(doc.span(e).line, doc.span(e).col) for e in elements]
+    # The event of value 3 ends its start tag on line 5, where the event of value 4
+    # begins: the last '<event' written on libxml2's line counts, for both.
+    assert places == [
+        (1, 1),
+        (2, 3),
+        (2, 20),
+        (3, 5),
+        (3, 24),
+        (3, 32),
+        (3, 50),
+        (5, 20),
+        (5, 20),
+        (6, 7),
+        (6, 20),
+        (6, 38),
+    ]
+
+
 # ------------------------------------------------------------- files that are not files
 
 _needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")

@@ -58,6 +58,15 @@ class Lowering:
             return default
         return v
 
+    def number(self, elem: etree._Element, attr: str, text: str | None) -> int:
+        """``text``, the value of ``elem``'s ``attr`` already read, as a number: 0 when
+        it is absent or unreadable (which is reported, as :meth:`int_attr` does)."""
+        if text is None:
+            return 0
+        if text.isdigit() and text.isascii():  # most numbers: plain decimal
+            return int(text)
+        return self.int_attr(elem, attr, 0) or 0
+
     def guid_attr(self, elem: etree._Element, attr: str) -> uuid.UUID | None:
         text = elem.get(attr)
         if text is None:

@@ -198,7 +198,7 @@ def level(cx: Lowering, e: etree._Element) -> Level:
         value=cx.int_attr(e, "value", 0) or 0,
         symbol=e.get("symbol"),
         message=message_ref(cx, e),
-        span=cx.doc.span(e),
+        span=cx.doc.named_span(e, "level"),
     )
 
 
@@ -214,7 +214,7 @@ def opcode(cx: Lowering, e: etree._Element, task: str | None = None, task_value:
         task=task,
         task_value=task_value,
         mof_value=cx.int_attr(e, "mofValue"),
-        span=cx.doc.span(e),
+        span=cx.doc.named_span(e, "opcode"),
     )
 
 
@@ -224,7 +224,7 @@ def task(cx: Lowering, e: etree._Element) -> Task:
     symbol = e.get("symbol")
     message = message_ref(cx, e)
     event_guid = cx.guid_attr(e, "eventGUID")
-    span = cx.doc.span(e)
+    span = cx.doc.named_span(e, "task")
     return Task(
         name=name,
         qname=qname(e.nsmap, name),
@@ -249,7 +249,7 @@ def keyword(cx: Lowering, e: etree._Element) -> Keyword:
         mask=cx.int_attr(e, "mask", 0) or 0,
         symbol=e.get("symbol"),
         message=message_ref(cx, e),
-        span=cx.doc.span(e),
+        span=cx.doc.named_span(e, "keyword"),
     )
 
 
@@ -263,7 +263,7 @@ def map_(cx: Lowering, e: etree._Element) -> Map:
             value=cx.int_attr(i, "value", 0) or 0,
             message=message_ref(cx, i),
             symbol=i.get("symbol"),
-            span=cx.doc.span(i),
+            span=cx.doc.named_span(i, "map"),
         )
         for i in children(e, "map")
     )

@@ -147,44 +147,75 @@ def resolve(
 
 
 def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
+    # One event of a manifest of thousands: each attribute is read once through the
+    # bound getter, and a reference that resolves takes two dictionary lookups;
+    # resolve() is called only for what the provider's and win:'s items lack.
+    get = e.get
     level = task = opcode = None
     channel = template = None
     unresolved: set[str] = set()
-    # lxml builds nsmap anew from every ancestor on each access: read it once.
-    nsmap = e.nsmap
-    text = e.get("level")
-    if text is not None:
-        level = resolve(cx, e, LEVEL, text, qname(nsmap, text), (s.levels,), unresolved)
-    text = e.get("task")
-    if text is not None:
-        task = resolve(cx, e, TASK, text, qname(nsmap, text), (s.tasks,), unresolved)
-    text = e.get("opcode")
-    if text is not None:
+    level_text = get("level")
+    task_text = get("task")
+    opcode_text = get("opcode")
+    keywords_text = get("keywords")
+    # lxml builds nsmap anew from every ancestor on each access: read it once, and
+    # only when a QName is written.
+    nsmap = (
+        e.nsmap
+        if level_text is not None
+        or task_text is not None
+        or opcode_text is not None
+        or keywords_text is not None
+        else _NO_NSMAP
+    )
+    if level_text is not None:
+        key = qname(nsmap, level_text)
+        level = s.levels.by_key.get(key) or _WIN_LEVELS.get(key)
+        if level is None:
+            resolve(cx, e, LEVEL, level_text, key, (s.levels,), unresolved)
+    if task_text is not None:
+        key = qname(nsmap, task_text)
+        task = s.tasks.by_key.get(key) or _WIN_TASKS.get(key)
+        if task is None:
+            resolve(cx, e, TASK, task_text, key, (s.tasks,), unresolved)
+    if opcode_text is not None:
+        key = qname(nsmap, opcode_text)
         own = s.task_opcodes.get(task.qname) if task is not None else None
-        scopes = (s.opcodes,) if own is None else (own, s.opcodes)
-        opcode = resolve(cx, e, OPCODE, text, qname(nsmap, text), scopes, unresolved)
+        if own is not None:
+            opcode = own.by_key.get(key)
+        if opcode is None:
+            opcode = s.opcodes.by_key.get(key) or _WIN_OPCODES.get(key)
+        if opcode is None:
+            scopes = (s.opcodes,) if own is None else (own, s.opcodes)
+            resolve(cx, e, OPCODE, opcode_text, key, scopes, unresolved)
     keywords: tuple[Keyword, ...] = ()
-    text = e.get("keywords")
-    if text is not None:
+    if keywords_text is not None:
         found: list[Keyword] = []
-        for tok in text.split():
-            kw = resolve(cx, e, KEYWORDS, tok, qname(nsmap, tok), (s.keywords,), unresolved)
+        declared = s.keywords.by_key
+        for tok in keywords_text.split():
+            key = qname(nsmap, tok)
+            kw = declared.get(key) or _WIN_KEYWORDS.get(key)
+            if kw is None:
+                kw = resolve(cx, e, KEYWORDS, tok, key, (s.keywords,), unresolved)
             if kw is not None:
                 found.append(kw)
         keywords = tuple(found)
-    text = e.get("channel")
+    text = get("channel")
     if text is not None:
         tok = text.strip()
         channel = resolve(cx, e, CHANNEL, tok, tok, (s.channels,), unresolved)
-    text = e.get("template")
+    text = get("template")
     if text is not None:
-        template = resolve(cx, e, TEMPLATE, text, text.strip(), (s.templates,), unresolved)
+        tok = text.strip()
+        template = s.templates.by_key.get(tok)
+        if template is None:
+            resolve(cx, e, TEMPLATE, text, tok, (s.templates,), unresolved)
     return Event(
-        value=cx.int_attr(e, "value", 0) or 0,
-        version=cx.int_attr(e, "version", 0) or 0,
-        symbol=e.get("symbol"),
-        name=e.get("name"),
-        attributes=e.get("attributes"),
+        value=cx.number(e, "value", get("value")),
+        version=cx.number(e, "version", get("version")),
+        symbol=get("symbol"),
+        name=get("name"),
+        attributes=get("attributes"),
         message=message_ref(cx, e),
         level=level,
         task=task,
@@ -192,12 +223,17 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
         keywords=keywords,
         channel=channel,
         template=template,
-        not_logged=parse_bool(e.get("notLogged")),
+        not_logged=parse_bool(get("notLogged")),
         unresolved=frozenset(unresolved) if unresolved else _NONE_UNRESOLVED,
-        span=cx.doc.span(e),
+        span=cx.doc.named_span(e, "event"),
     )
 
 
+_NO_NSMAP: Mapping[str | None, str] = {}
+_WIN_LEVELS = LEVEL.builtin.by_key
+_WIN_TASKS = TASK.builtin.by_key
+_WIN_OPCODES = OPCODE.builtin.by_key
+_WIN_KEYWORDS = KEYWORDS.builtin.by_key
 _NONE_UNRESOLVED: frozenset[str] = frozenset()
 
 

@@ -62,11 +62,13 @@ def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
     if loc is None:
         return (), None
     out = []
+    span = cx.doc.named_span
     for res in own_children(loc, "resources"):
         strings: dict[str, String] = {}
         for table in children(res, "stringTable"):
             for s in children(table, "string"):
-                sid = s.get("id")
+                get = s.get  # a manifest has a string for nearly every item it defines
+                sid = get("id")
                 if sid is None:
                     continue
                 if sid in strings:
@@ -80,7 +82,7 @@ def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
                         hint="give each string a unique id",
                     )
                     continue
-                strings[sid] = String(id=sid, value=s.get("value", ""), span=cx.doc.span(s))
+                strings[sid] = String(id=sid, value=get("value", ""), span=span(s, "string"))
         out.append(
             Resources(
                 culture=res.get("culture", ""),

@@ -20,7 +20,7 @@ from lxml import etree
 from .. import winmeta as wm
 from ..codes import W_BINARY_NAME
 from ..model import BINARY_LENGTH_FIELD, Field, Struct, Template, XmlNode
-from .attributes import children, extent, local, qname
+from .attributes import children, extent, qname
 from .context import Lowering
 
 
@@ -29,7 +29,7 @@ def template(cx: Lowering, e: etree._Element) -> Template:
     binary = None
     user_data = None
     for c in children(e):
-        kind = local(c)
+        kind = c.tag.rpartition("}")[2]  # children() yields elements only
         if kind == "data":
             items.append(field(cx, c))
         elif kind == "struct":
@@ -55,14 +55,15 @@ def template(cx: Lowering, e: etree._Element) -> Template:
         items=tuple(items),
         user_data=user_data,
         binary=binary,
-        span=cx.doc.span(e),
+        span=cx.doc.named_span(e, "template"),
     )
 
 
 def field(cx: Lowering, e: etree._Element) -> Field:
-    in_text = e.get("inType", "")
-    out_text = e.get("outType")
-    nsmap = e.nsmap if in_text or out_text is not None else {}
+    get = e.get  # one <data> of every template: each attribute read once
+    in_text = get("inType", "")
+    out_text = get("outType")
+    nsmap = e.nsmap if in_text or out_text is not None else _NO_NSMAP
     uri, name = qname(nsmap, in_text) if in_text else ("", "")
     it = wm.in_type("win:" + name) if uri == wm.WIN_NS else None
     ot = None
@@ -70,17 +71,22 @@ def field(cx: Lowering, e: etree._Element) -> Field:
         ouri, oname = qname(nsmap, out_text)
         prefix = "xs:" if ouri == wm.XS_NS else "win:" if ouri == wm.WIN_NS else None
         ot = wm.out_type(prefix + oname) if prefix else None
+    length = get("length")
+    count = get("count")
     return Field(
-        name=e.get("name", ""),
+        name=get("name", ""),
         in_type=it,
         in_type_text=in_text,
         out_type=ot,
         out_type_text=out_text,
-        map=e.get("map"),
-        length=extent(e.get("length")),
-        count=extent(e.get("count")),
-        span=cx.doc.span(e),
+        map=get("map"),
+        length=None if length is None else extent(length),
+        count=None if count is None else extent(count),
+        span=cx.doc.named_span(e, "data"),
     )
+
+
+_NO_NSMAP: dict[str | None, str] = {}
 
 
 def _binary(cx: Lowering, e: etree._Element) -> tuple[str, tuple[Field, Field]]:

@@ -30,14 +30,16 @@ def event_messages(m: Manifest) -> Iterator[Diagnostic]:
                 continue
             for res in m.resources:
                 s = res.strings.get(e.message)
-                if s is not None:
-                    yield from _check(e, s.value, e.message, res.culture)
+                # Most messages insert nothing: only those with inserts are checked.
+                if s is not None and "%" in s.value:
+                    found = insert_fields(s.value)
+                    if found:
+                        yield from _check(e, found, e.message, res.culture)
 
 
-def _check(e: Event, text: str, sid: str, culture: str) -> Iterator[Diagnostic]:
-    found = insert_fields(text)
-    if not found:
-        return
+def _check(
+    e: Event, found: list[tuple[int, str | None, bool]], sid: str, culture: str
+) -> Iterator[Diagnostic]:
     # Most messages are fine: the description of the place is made only for a problem.
     for number, fmt, closed in found:
         if not closed:

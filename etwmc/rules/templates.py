@@ -50,12 +50,21 @@ _LENGTH_CODES = frozenset({InTypeCode.UNICODE_STRING, InTypeCode.ANSI_STRING, In
 def template_items(m: Manifest) -> Iterator[Diagnostic]:
     for p in m.providers:
         for t in p.templates:
-            yield from _scope(t, t.items, f"template '{t.tid}'")
+            yield from _scope(t, None, t.items)
             for s in t.items:
                 if isinstance(s, Struct):
-                    yield from _scope(t, s.fields, f"struct '{s.name}' of template '{t.tid}'")
+                    yield from _scope(t, s, s.fields)
             for f in fields_of(t):
-                yield from _field(t, f)
+                it = f.in_type
+                # The common field, a known type with nothing more said, has nothing
+                # to check: the label of a field is made only for a problem.
+                if (
+                    it is None
+                    or f.length is not None
+                    or f.out_type_text is not None
+                    or it.code == InTypeCode.BINARY
+                ):
+                    yield from _field(t, f)
             count = len(t.properties)
             if count > wm.MAX_TEMPLATE_PROPERTIES:
                 yield diag(
@@ -67,19 +76,33 @@ def template_items(m: Manifest) -> Iterator[Diagnostic]:
                 )
 
 
-def _scope(t: Template, items: Sequence[Field | Struct], where: str) -> Iterator[Diagnostic]:
-    """count/length references of the items of one scope, and their names."""
-    position = {i.name: n for n, i in reversed(list(enumerate(items))) if i.name}
+def _where(t: Template, struct: Struct | None) -> str:
+    if struct is None:
+        return f"template '{t.tid}'"
+    return f"struct '{struct.name}' of template '{t.tid}'"
+
+
+def _scope(
+    t: Template, struct: Struct | None, items: Sequence[Field | Struct]
+) -> Iterator[Diagnostic]:
+    """count/length references of the items of one scope (the template's top level, or
+    ``struct``), and their names."""
+    position: dict[str, int] | None = None  # made for the first reference by name
     for n, item in enumerate(items):
         kind = "struct" if isinstance(item, Struct) else "data"
         if not item.name.strip():
             yield diag(
                 E_NO_NAME,
                 item.span,
-                f"a <{kind}> of {where} has no name",
+                f"a <{kind}> of {_where(t, struct)} has no name",
                 hint=f'give it a name: <{kind} name="...">',
                 attr="name",
             )
+        if not isinstance(item.count, str) and not isinstance(item.length, str):
+            continue
+        if position is None:
+            position = {i.name: n for n, i in reversed(list(enumerate(items))) if i.name}
+        where = _where(t, struct)
         for attr in ("count", "length"):
             ref = getattr(item, attr)
             if not isinstance(ref, str):

@@ -54,7 +54,7 @@ from ..codes import (
     Code,
 )
 from ..diagnostics import Diagnostic, Span, diag
-from ..model import Manifest, Struct, Template
+from ..model import Field, Manifest, Struct, Template
 from ._util import event_label
 
 T = TypeVar("T")
@@ -71,15 +71,16 @@ def _dups(
     hint: str | None = None,
 ) -> Iterator[Diagnostic]:
     """One diagnostic per item whose key (when not None) an earlier item already has."""
-    first: dict[Hashable, Span] = {}
+    first: dict[Hashable, T] = {}
     for item in items:
         k = key(item)
         if k is None:
             continue
-        if k in first:
-            yield diag(c, span(item), message(item, first[k]), attr=attr, hint=hint)
+        earlier = first.get(k)
+        if earlier is None:
+            first[k] = item
         else:
-            first[k] = span(item)
+            yield diag(c, span(item), message(item, span(earlier)), attr=attr, hint=hint)
 
 
 def _at(s: Span) -> str:
@@ -342,24 +343,38 @@ def templates(m: Manifest) -> Iterator[Diagnostic]:
 
 
 def _field_names(t: Template) -> Iterator[Diagnostic]:
-    scopes: list[tuple[str, Sequence[object]]] = [(f'<template tid="{t.tid}">', t.items)]
-    scopes += [
-        (f"<struct name=\"{s.name}\"> of template '{t.tid}'", s.fields)
-        for s in t.items
-        if isinstance(s, Struct)
-    ]
-    for label, items in scopes:
-        yield from _dups(
-            E_DUP_FIELD,
-            items,
-            lambda i: getattr(i, "name", "") or None,
-            lambda i: getattr(i, "span"),  # noqa: B009
-            lambda i, s, label=label: (  # type: ignore[misc]
-                f"{label} has two items named '{i.name}'; the other is at {_at(s)}"
-            ),
-            attr="name",
-            hint="give each data item a unique name (it names the event's field)",
-        )
+    yield from _field_dups(t, None, t.items)
+    for s in t.items:
+        if isinstance(s, Struct):
+            yield from _field_dups(t, s, s.fields)
+
+
+def _field_dups(
+    t: Template, struct: Struct | None, items: Sequence[Field | Struct]
+) -> Iterator[Diagnostic]:
+    """Items of one scope (a template's top level, or a struct) that share a name.
+    Every template of a manifest is read here, and most have a few items with distinct
+    names: the scope's label is made only for a duplicate."""
+    first: dict[str, Field | Struct] = {}
+    for i in items:
+        if not i.name:
+            continue
+        earlier = first.get(i.name)
+        if earlier is None:
+            first[i.name] = i
+        else:
+            label = (
+                f'<template tid="{t.tid}">'
+                if struct is None
+                else f"<struct name=\"{struct.name}\"> of template '{t.tid}'"
+            )
+            yield diag(
+                E_DUP_FIELD,
+                i.span,
+                f"{label} has two items named '{i.name}'; the other is at {_at(earlier.span)}",
+                attr="name",
+                hint="give each data item a unique name (it names the event's field)",
+            )
 
 
 def filters(m: Manifest) -> Iterator[Diagnostic]:
