@@ -99,14 +99,7 @@ def parameter(name: str, annotation: str) -> str:
 
 def call(indent: str, head: str, arguments: Sequence[str], tail: str = "") -> str:
     """``head(arguments)tail`` at ``indent``, for two or more atom arguments."""
-    joined = ", ".join(arguments)
-    line = f"{indent}{head}({joined}){tail}"
-    if len(line) <= LINE_LENGTH:
-        return line
-    body = f"{indent}    {joined}"
-    if len(body) > LINE_LENGTH:
-        body = "\n".join(f"{indent}    {a}," for a in arguments)
-    return f"{indent}{head}(\n{body}\n{indent}){tail}"
+    return call_shared(indent, head, arguments, _NONE_SHARED, tail)
 
 
 class Shared:
@@ -122,6 +115,9 @@ class Shared:
         self.joined = ", " + ", ".join(arguments)
         line = f"\n{indent}    "
         self.exploded = line + f",{line}".join(arguments) + ","
+
+
+_NONE_SHARED = Shared("", [])
 
 
 def call_shared(indent: str, head: str, first: Sequence[str], rest: Shared, tail: str = "") -> str:
