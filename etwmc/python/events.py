@@ -9,17 +9,17 @@ payload, the Args paragraph of the docstring) is made once per template
 opcodes, tasks, keywords and channels) once per item (:class:`EventBlocks`); the rest
 is one formatted string per event.
 
-The layout is black's, as :mod:`.layout` writes it: a statement whose one-line form
-fits in :data:`.layout.LINE_LENGTH` columns is written on one line here, and anything
-longer is laid out by :mod:`.layout`, so the text is the same either way.  Likewise
-for the docstring: a line of plain words (printable ASCII without quotes or
-backslashes, single spaces, nothing to wrap) is written as it is, and anything else
-goes through :mod:`.docstrings`, which escapes it and wraps it.
+The layout is black's: every statement that can outgrow a line is laid out by
+:mod:`.layout` (the fixed lines between them always fit).  In the docstring, a line of
+plain words (printable ASCII without quotes or backslashes, single spaces, nothing to
+wrap) is written as it is, and anything else goes through :mod:`.docstrings`, which
+escapes it and wraps it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ..eventdescriptor import EventDescriptor
 from ..model import Event, Manifest
@@ -34,16 +34,16 @@ from .payload import Plan, call
 # object) (levels by value: a provider's levels have distinct values).
 EnumNames = dict[object, str]
 
-_LENGTH = layout.LINE_LENGTH
 _DOC_WIDTH = docstrings.WIDTH - 4  # a write function's docstring is indented 4 columns
 
 # Text that a docstring line holds as it is, once its whitespace is single spaces:
 # printable ASCII without a quote or a backslash (escaping changes nothing).
-_UNESCAPED = re.compile(r"[ !#-\[\]-~]*")
+_CHARS = r"!#-\[\]-~"  # (a class's contents) printable ASCII but space, '"' and '\\'
+_UNESCAPED = re.compile(f"[ {_CHARS}]*")
 # Words of it, one space between them: a text a docstring line holds as it is.
-_PLAIN_LINE = re.compile(r"[!#-\[\]-~]+(?: [!#-\[\]-~]+)*")
+_PLAIN_LINE = re.compile(f"[{_CHARS}]+(?: [{_CHARS}]+)*")
 # One word of it: a name the level and keyword lines can hold as it is.
-_PLAIN_WORD = re.compile(r"[!#-\[\]-~]+")
+_PLAIN_WORD = re.compile(f"[{_CHARS}]+")
 
 # An insert, as msgformat reads one (up to two digits, the first not 0).
 _INSERT = re.compile(r"%([1-9][0-9]?)")
@@ -177,21 +177,9 @@ class EventBlocks:
         activity), ``packed`` its packed descriptor's global, ``flag`` its enable
         flag's.  Each line ends with a newline."""
         write, is_enabled, start, stop = functions
-        head = f"{ident}: Final = EventDescriptor("
-        if len(head) <= _LENGTH:
-            descriptor = (
-                f"{head}\n    id={d7.id},\n    version={d7.version},\n"
-                f"    channel={d7.channel},\n    level={d7.level},\n    opcode={d7.opcode},\n"
-                f"    task={d7.task},\n    keyword=0x{d7.keyword:X},\n)"
-            )
-        else:
-            descriptor = layout.descriptor(ident, _arguments(d7))
-        packed_assign = f"{packed}: Final = pack_descriptor(*{ident})"
-        if len(packed_assign) > _LENGTH:
-            packed_assign = call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"])
-        is_enabled_head = f"def {is_enabled}() -> bool:"
-        if len(is_enabled_head) > _LENGTH:
-            is_enabled_head = layout.is_enabled(is_enabled)
+        descriptor = layout.descriptor(ident, _arguments(d7))
+        packed_assign = call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"])
+        is_enabled_head = layout.is_enabled(is_enabled)
         encode = shape.encode
         if shape.plan is not None:
             name = (f'"{ident}"',)  # an identifier: its literal needs no escape
@@ -211,29 +199,30 @@ class EventBlocks:
             f"{encode}    _send = {self._runtime}.write\n"
             f"    return _send(\n        {packed},\n{_SEND_TAIL}"
         )
-        if start is None and stop is None:
-            return text
         if start is not None:
-            first = (flag, write, "related_activity_id")
-            start_call = call_shared("    ", "return _start", first, shape.call_rest)
-            text = (
-                f"{text}\n\ndef {start}(\n{signature}    *,\n"
-                "    related_activity_id: uuid.UUID | None = None,\n"
-                ") -> Activity:\n"
+            text += _activity_function(
+                start,
+                signature,
+                "related_activity_id: uuid.UUID | None = None",
+                "Activity",
                 '    """Start an activity: a new activity id becomes current, then this '
                 "event is\n    written with it (related: ``related_activity_id``, else "
                 "the id that was current),\n"
-                f'    as {write} writes it.\n    """\n{start_call}\n'
+                f'    as {write} writes it.\n    """',
+                call_shared(
+                    "    ", "return _start", (flag, write, "related_activity_id"), shape.call_rest
+                ),
             )
         if stop is not None:
-            first = (flag, write, "activity")
-            stop_call = call_shared("    ", "return _stop", first, shape.call_rest)
-            text = (
-                f"{text}\n\ndef {stop}(\n{signature}    *,\n"
-                "    activity: Activity,\n) -> int:\n"
+            text += _activity_function(
+                stop,
+                signature,
+                "activity: Activity",
+                "int",
                 f'    """Write this event with ``activity``\'s id, as {write} writes it, '
                 "then end\n    the activity (also when the arguments are wrong).\n"
-                f'    """\n{stop_call}\n'
+                '    """',
+                call_shared("    ", "return _stop", (flag, write, "activity"), shape.call_rest),
             )
         return text
 
@@ -258,21 +247,12 @@ class EventBlocks:
         channel (each by its name in the provider's enums, and its value), after a
         blank line."""
         # Each part ("Level: Error (2)"...) depends only on its item: made once.
-        level = self._levels.get(id(ev.level), "")
-        if level == "":
-            name = self._level_name(ev, d7)
-            level = self._levels[id(ev.level)] = _part("Level", name, d7.level)
-        opcode = self._opcodes.get(id(ev.opcode), "")
-        if opcode == "":
-            name = self._opcode_name(ev)
-            opcode = self._opcodes[id(ev.opcode)] = _part("opcode", name, d7.opcode)
-        task = self._tasks.get(id(ev.task), "")
-        if task == "":
-            task = self._tasks[id(ev.task)] = _part("task", self._task_name(ev), d7.task)
-        channel = self._channels.get(id(ev.channel), "")
-        if channel == "":
-            name = self._channel_name(ev)
-            channel = self._channels[id(ev.channel)] = _part("channel", name, d7.channel)
+        level = _part(self._levels, ev.level, "Level", self._level_name, ev, d7, d7.level)
+        opcode = _part(self._opcodes, ev.opcode, "opcode", self._opcode_name, ev, d7, d7.opcode)
+        task = _part(self._tasks, ev.task, "task", self._task_name, ev, d7, d7.task)
+        channel = _part(
+            self._channels, ev.channel, "channel", self._channel_name, ev, d7, d7.channel
+        )
         keywords = self._keyword_names(ev)
         if level is None or opcode is None or task is None or channel is None or keywords is None:
             return self._values_escaped(ev, d7)
@@ -304,10 +284,10 @@ class EventBlocks:
         keywords = ", ".join(_named(names, k, k.builtin, k.name) for k in ev.keywords)
         lines = [
             f"Level: {self._level_name(ev, d7)} ({d7.level}); "
-            f"opcode: {self._opcode_name(ev)} ({d7.opcode}); "
-            f"task: {self._task_name(ev)} ({d7.task}).",
+            f"opcode: {self._opcode_name(ev, d7)} ({d7.opcode}); "
+            f"task: {self._task_name(ev, d7)} ({d7.task}).",
             f"Keywords: {keywords or 'none'} (0x{ev.keyword_mask:X}); "
-            f"channel: {self._channel_name(ev)} ({d7.channel}).",
+            f"channel: {self._channel_name(ev, d7)} ({d7.channel}).",
             self._enums,
         ]
         return docstrings.paragraphs_text("    ", [lines])
@@ -316,25 +296,47 @@ class EventBlocks:
         default = local(ev.level.name) if ev.level else str(d7.level)
         return self._names.get(("level", d7.level), default)
 
-    def _opcode_name(self, ev: Event) -> str:
+    def _opcode_name(self, ev: Event, d7: EventDescriptor) -> str:
         o = ev.opcode
         return _named(self._names, o, o.builtin, o.name) if o else "Info"
 
-    def _task_name(self, ev: Event) -> str:
+    def _task_name(self, ev: Event, d7: EventDescriptor) -> str:
         t = ev.task
         return _named(self._names, t, t.builtin, t.name) if t else "none"
 
-    def _channel_name(self, ev: Event) -> str:
+    def _channel_name(self, ev: Event, d7: EventDescriptor) -> str:
         c = ev.channel
         if c is None:
             return "none"
         return self._names.get(id(c)) or c.chid or local(c.name)
 
 
-def _part(label: str, name: str, value: int) -> str | None:
-    """``label: name (value)``, when a docstring line holds ``name`` as it is (one plain
-    word), else None."""
-    return f"{label}: {name} ({value})" if _PLAIN_WORD.fullmatch(name) else None
+def _part(
+    found: dict[int, str | None],
+    item: object,
+    label: str,
+    name_of: Callable[[Event, EventDescriptor], str],
+    ev: Event,
+    d7: EventDescriptor,
+    value: int,
+) -> str | None:
+    """``label: name (value)`` of the event's ``item`` (its level, opcode, task or
+    channel), made once per item into ``found``; None when a docstring line cannot hold
+    the name as it is (not one plain word)."""
+    part = found.get(id(item), "")
+    if part == "":
+        name = name_of(ev, d7)
+        plain = _PLAIN_WORD.fullmatch(name)
+        part = found[id(item)] = f"{label}: {name} ({value})" if plain else None
+    return part
+
+
+def _activity_function(
+    name: str, signature: str, parameter: str, returns: str, doc: str, call: str
+) -> str:
+    """A ``start_``/``stop_`` function: the write function's parameters, then one
+    keyword-only ``parameter``; ``doc`` its docstring, ``call`` its return statement."""
+    return f"\n\ndef {name}(\n{signature}    *,\n    {parameter},\n) -> {returns}:\n{doc}\n{call}\n"
 
 
 def _arguments(d7: EventDescriptor) -> str:
