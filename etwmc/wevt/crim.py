@@ -181,14 +181,14 @@ _SIZE = struct.Struct("<I")
 def sized_string(s: str) -> bytes:
     """u32 total size (itself and padding included), UTF-16LE text, NUL, zeros to a
     multiple of 4: the names in CHAN, LEVL, OPCO, TASK, KEYW, MAPS, QTAB, TTBL, FLTR."""
-    data = _UTF16LE(s, "surrogatepass")[0]
+    data = utf16(s)
     total = (len(data) + 9) & ~3  # size, text, NUL, padding
     return _SIZE.pack(total) + data + bytes(total - 4 - len(data))
 
 
 def z_string(s: str) -> bytes:
     """UTF-16LE text and a NUL, nothing else: the strings of PRVA and EVTA."""
-    return _UTF16LE(s, "surrogatepass")[0] + b"\0\0"
+    return utf16(s) + b"\0\0"
 
 
 def ordinal_key(s: str) -> bytes:

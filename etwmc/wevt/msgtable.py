@@ -114,8 +114,9 @@ def _table(ids: list[int], entries: list[TableEntry]) -> bytes:
     offset = _COUNT.size + _BLOCK.size * runs
     low = at = 0
     previous = -2  # no id follows it: the first id starts a block
-    for mid, (flags, data) in zip(ids, entries, strict=True):
-        size = (len(data) + 7) & ~3  # header, text, padding to 4
+    for mid, entry in zip(ids, entries, strict=True):
+        flags, data = entry
+        size = entry_size(entry)
         if size > MAX_ENTRY:
             raise MessageTableError(f"message 0x{mid:08X} is too long for a message table entry")
         if mid != previous + 1:
