@@ -135,8 +135,7 @@ class Document:
         pos = text.rfind(needle)
         if pos >= 0:
             end = pos + len(needle)
-            after = text[end : end + 1]
-            if after in _TAG_NAME_ENDS or not _continues_name(after):
+            if not _continues_name(text[end : end + 1]):
                 if attr:
                     return self._attr_span(line, pos + 1, attr)
                 return Span(self.path, line, pos + 1)
@@ -176,7 +175,6 @@ class Document:
 
 _LOOK_BACK = 64  # lines a start tag may span
 _NAME_CHARS = frozenset("_-.:")  # besides letters and digits
-_TAG_NAME_ENDS = frozenset((" ", "/", ">", "\t"))  # what usually follows a tag's name
 
 
 def _continues_name(char: str) -> bool:
