@@ -148,8 +148,7 @@ def resolve(
 
 def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     # One event of a manifest of thousands: each attribute is read once through the
-    # bound getter, and a reference that resolves takes two dictionary lookups;
-    # resolve() is called only for what the provider's and win:'s items lack.
+    # bound getter.
     get = e.get
     level = task = opcode = None
     channel = template = None
@@ -170,33 +169,21 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
     )
     if level_text is not None:
         key = qname(nsmap, level_text)
-        level = s.levels.by_key.get(key) or _WIN_LEVELS.get(key)
-        if level is None:
-            resolve(cx, e, LEVEL, level_text, key, (s.levels,), unresolved)
+        level = resolve(cx, e, LEVEL, level_text, key, (s.levels,), unresolved)
     if task_text is not None:
         key = qname(nsmap, task_text)
-        task = s.tasks.by_key.get(key) or _WIN_TASKS.get(key)
-        if task is None:
-            resolve(cx, e, TASK, task_text, key, (s.tasks,), unresolved)
+        task = resolve(cx, e, TASK, task_text, key, (s.tasks,), unresolved)
     if opcode_text is not None:
-        key = qname(nsmap, opcode_text)
         own = s.task_opcodes.get(task.qname) if task is not None else None
-        if own is not None:
-            opcode = own.by_key.get(key)
-        if opcode is None:
-            opcode = s.opcodes.by_key.get(key) or _WIN_OPCODES.get(key)
-        if opcode is None:
-            scopes = (s.opcodes,) if own is None else (own, s.opcodes)
-            resolve(cx, e, OPCODE, opcode_text, key, scopes, unresolved)
+        scopes = (s.opcodes,) if own is None else (own, s.opcodes)
+        key = qname(nsmap, opcode_text)
+        opcode = resolve(cx, e, OPCODE, opcode_text, key, scopes, unresolved)
     keywords: tuple[Keyword, ...] = ()
     if keywords_text is not None:
         found: list[Keyword] = []
-        declared = s.keywords.by_key
         for tok in keywords_text.split():
             key = qname(nsmap, tok)
-            kw = declared.get(key) or _WIN_KEYWORDS.get(key)
-            if kw is None:
-                kw = resolve(cx, e, KEYWORDS, tok, key, (s.keywords,), unresolved)
+            kw = resolve(cx, e, KEYWORDS, tok, key, (s.keywords,), unresolved)
             if kw is not None:
                 found.append(kw)
         keywords = tuple(found)
@@ -206,10 +193,7 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
         channel = resolve(cx, e, CHANNEL, tok, tok, (s.channels,), unresolved)
     text = get("template")
     if text is not None:
-        tok = text.strip()
-        template = s.templates.by_key.get(tok)
-        if template is None:
-            resolve(cx, e, TEMPLATE, text, tok, (s.templates,), unresolved)
+        template = resolve(cx, e, TEMPLATE, text, text.strip(), (s.templates,), unresolved)
     return Event(
         value=cx.number(e, "value", get("value")),
         version=cx.number(e, "version", get("version")),
@@ -230,10 +214,6 @@ def event(cx: Lowering, e: etree._Element, s: Scope) -> Event:
 
 
 _NO_NSMAP: Mapping[str | None, str] = {}
-_WIN_LEVELS = LEVEL.builtin.by_key
-_WIN_TASKS = TASK.builtin.by_key
-_WIN_OPCODES = OPCODE.builtin.by_key
-_WIN_KEYWORDS = KEYWORDS.builtin.by_key
 _NONE_UNRESOLVED: frozenset[str] = frozenset()
 
 
