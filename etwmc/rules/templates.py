@@ -55,16 +55,7 @@ def template_items(m: Manifest) -> Iterator[Diagnostic]:
                 if isinstance(s, Struct):
                     yield from _scope(t, s, s.fields)
             for f in fields_of(t):
-                it = f.in_type
-                # The common field, a known type with nothing more said, has nothing
-                # to check: the label of a field is made only for a problem.
-                if (
-                    it is None
-                    or f.length is not None
-                    or f.out_type_text is not None
-                    or it.code == InTypeCode.BINARY
-                ):
-                    yield from _field(t, f)
+                yield from _field(t, f)
             count = len(t.properties)
             if count > wm.MAX_TEMPLATE_PROPERTIES:
                 yield diag(
@@ -150,15 +141,19 @@ def _scope(
                 )
 
 
+def _label(t: Template, f: Field) -> str:
+    return f"<data name=\"{f.name}\"> of template '{t.tid}'"
+
+
 def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
-    label = f"<data name=\"{f.name}\"> of template '{t.tid}'"
+    # Most fields have no problem: a field's label is made only for one.
     it = f.in_type
     if it is None:
         if f.in_type_text.strip():
             yield diag(
                 E_UNKNOWN_INTYPE,
                 f.span,
-                f'{label} has inType "{f.in_type_text}", which is not a win: input type',
+                f'{_label(t, f)} has inType "{f.in_type_text}", which is not a win: input type',
                 hint="use one of " + ", ".join(list(wm.IN_TYPES)[:6]) + ", ...",
                 attr="inType",
             )
@@ -167,7 +162,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
         yield diag(
             E_BINARY_LENGTH,
             f.span,
-            f"{label} is win:Binary without a length; binary data has no terminator",
+            f"{_label(t, f)} is win:Binary without a length; binary data has no terminator",
             hint='add length="N" or length="<name of an earlier size field>", or use '
             "win:CountedBinary",
             attr="inType",
@@ -176,7 +171,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
         yield diag(
             E_COUNTED_LENGTH,
             f.span,
-            f"{label} is {it.qname}, which carries its own length; it must not have a "
+            f"{_label(t, f)} is {it.qname}, which carries its own length; it must not have a "
             "length attribute",
             hint="remove the length attribute",
             attr="length",
@@ -185,7 +180,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
         yield diag(
             W_FIXED_LENGTH,
             f.span,
-            f"{label} is {it.qname}, a {it.size}-byte type; its length is ignored",
+            f"{_label(t, f)} is {it.qname}, a {it.size}-byte type; its length is ignored",
             hint="remove the length attribute (use count for an array)",
             attr="length",
         )
@@ -194,7 +189,7 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
             yield diag(
                 W_OUTTYPE,
                 f.span,
-                f'{label} has outType "{f.out_type_text}", which is not a known output '
+                f'{_label(t, f)} has outType "{f.out_type_text}", which is not a known output '
                 f"type; it will be shown as {it.default_out}",
                 hint=_outs_hint(it),
                 attr="outType",
@@ -203,7 +198,8 @@ def _field(t: Template, f: Field) -> Iterator[Diagnostic]:
             yield diag(
                 W_OUTTYPE,
                 f.span,
-                f"{label} has outType {f.out_type.qname}, which does not go with inType {it.qname}",
+                f"{_label(t, f)} has outType {f.out_type.qname}, which does not go with "
+                f"inType {it.qname}",
                 hint=_outs_hint(it),
                 attr="outType",
             )
