@@ -316,15 +316,6 @@ def encode_tree(tree: _Elem, types: Sequence[int]) -> tuple[str, bytes]:
     return "".join(xml), bytes(out)
 
 
-def xml_text(e: _Elem) -> str:
-    """The template XML as mc hashes it: no whitespace between tags, ``<x/>`` if empty."""
-    return encode_tree(e, ())[0]
-
-
-def binxml(tree: _Elem, types: Sequence[int]) -> bytes:
-    return encode_tree(tree, types)[1]
-
-
 # --------------------------------------------------------------------------- ids
 
 
