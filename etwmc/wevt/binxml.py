@@ -33,7 +33,7 @@ import functools
 import math
 import re
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..digest import sha256
 from ..model import Field, Struct, Template, XmlNode
@@ -80,7 +80,7 @@ def value_types(template: Template) -> list[int]:
     return [value_type(i) for i in template.items]
 
 
-# --------------------------------------------------------------------------- XML text
+# --------------------------------------------------------------------------- escapes
 
 
 def _esc_attr(s: str) -> str:
@@ -99,86 +99,7 @@ def _esc_text(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-class _Ws(str):
-    """Formatting whitespace: part of the hashed XML text, never a BinXML token."""
-
-    __slots__ = ()
-
-
-class _Elem:
-    """A tiny element tree: the shape both the XML text and the BinXML are made from."""
-
-    __slots__ = ("name", "xml_name", "attrs", "children")
-
-    def __init__(
-        self,
-        name: str,
-        xml_name: str,
-        attrs: list[tuple[str, str, str]],
-        children: list[_Elem | str | int] | None = None,
-    ) -> None:
-        self.name = name  # local name (what BinXML stores)
-        self.xml_name = xml_name  # qualified name as written in the XML text
-        self.attrs = attrs  # (local name, qualified name, value)
-        # str: text (a _Ws: formatting); int n: the text "%n", a substitution.
-        self.children: list[_Elem | str | int] = [] if children is None else children
-
-
-def _event_data(template: Template) -> _Elem:
-    attrs = [("Name", "Name", template.name)] if template.name is not None else []
-    items = template.items
-    shown = items[:-2] if template.binary is not None else items
-    children: list[_Elem | str | int] = []
-    for n, item in enumerate(shown, 1):
-        tag = "ComplexData" if isinstance(item, Struct) else "Data"
-        children.append(_Elem(tag, tag, [("Name", "Name", item.name)], [n]))
-    if template.binary is not None:
-        children.append(_Elem("Binary", "Binary", [], [len(items)]))
-    return _Elem("EventData", "EventData", attrs, children)
-
-
-def _user_data(node: XmlNode, scope: dict[str | None, str], level: int = 1) -> _Elem:
-    """The UserData element as mc re-serializes it before hashing.
-
-    mc drops the author's formatting and puts each child element on its own line:
-    ``"\r\n"`` plus ``level + 1`` tabs before it, and ``"\r\n"`` plus ``level`` tabs
-    before the end tag when the source had text after the last child.  (Verified for
-    the root's children; deeper levels follow the same pattern by assumption.)
-    """
-
-    def qual(prefix: str | None, local: str) -> str:
-        return f"{prefix}:{local}" if prefix else local
-
-    scope = dict(scope)
-    attrs: list[tuple[str, str, str]] = []
-    # Namespace declarations come first, as the XML serializer writes them.
-    for prefix, uri in node.nsmap:
-        scope[prefix] = uri
-        attrs.append((prefix or "xmlns", f"xmlns:{prefix}" if prefix else "xmlns", uri))
-    by_uri = {u: p for p, u in scope.items()}
-    for (uri, local), value in node.attrs:
-        prefix = by_uri.get(uri) if uri else None
-        attrs.append((local, qual(prefix, local), value))
-    e = _Elem(node.tag[1], qual(node.prefix, node.tag[1]), attrs)
-    if not node.children:
-        if node.text is not None and node.text.strip():
-            e.children.append(node.text)
-        return e
-    for child in node.children:
-        e.children.append(_Ws("\r\n" + "\t" * (level + 1)))
-        e.children.append(_user_data(child, scope, level + 1))
-    if node.children[-1].tail is not None:
-        e.children.append(_Ws("\r\n" + "\t" * level))
-    return e
-
-
-def template_tree(template: Template) -> _Elem:
-    if template.user_data is not None:
-        return _user_data(template.user_data, {})
-    return _event_data(template)
-
-
-# --------------------------------------------------------------------------- BinXML
+# --------------------------------------------------------------------------- limits
 
 MAX_UNITS = 0xFFFF  # a BinXML name or value carries its length in a u16
 
@@ -214,32 +135,56 @@ def _all_short(template: Template) -> bool:
     return True
 
 
+def _stored_texts(template: Template) -> Iterator[str]:
+    """Every element name, attribute name and attribute value the template's BinXML
+    stores, in the order it stores them."""
+    if template.user_data is not None:
+        yield from _node_texts(template.user_data)
+        return
+    yield "EventData"
+    if template.name is not None:
+        yield from ("Name", template.name)
+    items = template.items
+    for item in items[:-2] if template.binary is not None else items:
+        yield from ("ComplexData" if isinstance(item, Struct) else "Data", "Name", item.name)
+    if template.binary is not None:
+        yield "Binary"
+
+
+def _node_texts(node: XmlNode) -> Iterator[str]:
+    yield node.tag[1]
+    for prefix, uri in node.nsmap:
+        yield from (prefix or "xmlns", uri)
+    for (_, local), value in node.attrs:
+        yield from (local, value)
+    for child in node.children:
+        yield from _node_texts(child)
+
+
 def oversized(template: Template) -> list[tuple[str, int]]:
     """(start of the text, length in UTF-16 code units) of every name or attribute
     value of the template's BinXML that is longer than :data:`MAX_UNITS`."""
-    out: list[tuple[str, int]] = []
     if _all_short(template):
-        return out
-
-    def walk(el: _Elem) -> None:
-        for text in (el.name, *(part for local, _, value in el.attrs for part in (local, value))):
-            n = len(utf16(text)) // 2
-            if n > MAX_UNITS:
-                out.append((text[:24], n))
-        for c in el.children:
-            if isinstance(c, _Elem):
-                walk(c)
-
-    walk(template_tree(template))
+        return []
+    out: list[tuple[str, int]] = []
+    for text in _stored_texts(template):
+        n = len(utf16(text)) // 2
+        if n > MAX_UNITS:
+            out.append((text[:24], n))
     return out
 
 
-# Fixed-shape records of the fragment; sizes written as 0 are filled in afterwards.
+# --------------------------------------------------------------------------- BinXML
+
+# Fixed-shape records of the fragment.
 _OPEN = struct.Struct("<BHI")  # open-start token, dependency id, element size
 _NAME = struct.Struct("<HH")  # an inline name's hash and length
 _VALUE = struct.Struct("<BBH")  # value token, value type, length
 _SUBSTITUTION = struct.Struct("<BHB")  # token, index, value type
 _U32 = struct.Struct("<I")
+# An open-start token with its size still 0 (:func:`_end` writes it).
+_OPEN_BARE = _OPEN.pack(BX_OPEN_START, BX_NO_DEPENDENCY, 0)
+_OPEN_WITH_ATTRIBUTES = _OPEN.pack(BX_OPEN_START | BX_MORE, BX_NO_DEPENDENCY, 0)
 
 
 # Every template repeats its element and attribute names (Data, Name, EventData ...):
@@ -251,66 +196,144 @@ def _inline_name(name: str) -> bytes:
     return _NAME.pack(name_hash(name), len(data) // 2) + data + b"\0\0"
 
 
-def _element(el: _Elem, types: Sequence[int], out: bytearray, xml: list[str]) -> None:
-    """Append the element's BinXML to ``out`` and its XML text (as mc hashes it: no
-    whitespace between tags, ``<x/>`` if empty) to ``xml``, in one walk.  A module-level
-    function, not a closure that calls itself: such a closure is a reference cycle,
-    left for the cycle collector with the parts it holds."""
-    attrs, children = el.attrs, el.children
+# A template's BinXML and the XML text mc hashes (no whitespace between tags, ``<x/>``
+# for an empty element) are written side by side as its elements are walked, into a
+# bytearray and a list of text pieces: every element is opened by _start and, after
+# its close-start token and content, ended by _end.
+
+
+def _start(
+    out: bytearray, xml: list[str], name: str, qual: str, attrs: Sequence[tuple[str, str, str]]
+) -> int:
+    """Open element ``name`` (``qual`` in the XML text) with its attributes (local name,
+    qualified name, value); returns the offset of its size, which :func:`_end` fills in."""
     size_at = len(out) + 3
-    token = BX_OPEN_START | BX_MORE if attrs else BX_OPEN_START
-    out += _OPEN.pack(token, BX_NO_DEPENDENCY, 0)
-    out += _inline_name(el.name)
-    if attrs:
-        list_at = len(out)
-        out += b"\0\0\0\0"
-        more = len(attrs)
-        tag = ["<", el.xml_name]
-        for local, qual, value in attrs:
-            more -= 1
-            data = _units(value)
-            out.append(BX_ATTRIBUTE | BX_MORE if more else BX_ATTRIBUTE)
-            out += _inline_name(local)
-            out += _VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2)
-            out += data
-            tag += (" ", qual, '="', _esc_attr(value), '"')
-        _U32.pack_into(out, list_at, len(out) - list_at - 4)
-        xml.append("".join(tag))
-    else:
-        xml.append("<" + el.xml_name)
-    out.append(BX_CLOSE_START)
-    if children:
-        xml.append(">")
-        for c in children:
-            if isinstance(c, int):
-                n = c
-                xml.append(f"%{n}")
-            elif isinstance(c, _Ws):
-                xml.append(c)
-                continue
-            elif isinstance(c, str):
-                xml.append(_esc_text(c))
-                m = _SUBST.search(c)
-                if m is None:
-                    continue
-                n = int(m.group(1))
-            else:
-                _element(c, types, out, xml)
-                continue
-            if 1 <= n <= len(types):
-                out += _SUBSTITUTION.pack(BX_SUBSTITUTION, n - 1, types[n - 1])
-        xml.append(f"</{el.xml_name}>")
-    else:
-        xml.append("/>")
+    xml.append("<" + qual)
+    if not attrs:
+        out += _OPEN_BARE
+        out += _inline_name(name)
+        return size_at
+    out += _OPEN_WITH_ATTRIBUTES
+    out += _inline_name(name)
+    list_at = len(out)
+    out += b"\0\0\0\0"
+    more = len(attrs)
+    for local, attr_qual, value in attrs:
+        more -= 1
+        data = _units(value)
+        out.append(BX_ATTRIBUTE | BX_MORE if more else BX_ATTRIBUTE)
+        out += _inline_name(local)
+        out += _VALUE.pack(BX_VALUE, BX_STRING, len(data) // 2)
+        out += data
+        xml.append(f' {attr_qual}="{_esc_attr(value)}"')
+    _U32.pack_into(out, list_at, len(out) - list_at - 4)
+    return size_at
+
+
+def _end(out: bytearray, size_at: int) -> None:
     out.append(BX_END_ELEMENT)
     _U32.pack_into(out, size_at, len(out) - size_at - 4)
 
 
-def encode_tree(tree: _Elem, types: Sequence[int]) -> tuple[str, bytes]:
-    """(the XML text mc hashes, the padded BinXML fragment) of a template tree."""
+def _substitution(out: bytearray, n: int, types: Sequence[int]) -> None:
+    """``%n``: a substitution of the n-th item (nothing for a number no item has)."""
+    if 1 <= n <= len(types):
+        out += _SUBSTITUTION.pack(BX_SUBSTITUTION, n - 1, types[n - 1])
+
+
+def _item(
+    out: bytearray, xml: list[str], tag: str, name: str | None, n: int, types: Sequence[int]
+) -> None:
+    """``<tag Name="name">%n</tag>`` (no attribute for ``name`` None)."""
+    at = _start(out, xml, tag, tag, () if name is None else (("Name", "Name", name),))
+    out.append(BX_CLOSE_START)
+    xml.append(f">%{n}</{tag}>")
+    _substitution(out, n, types)
+    _end(out, at)
+
+
+def _event_data(template: Template, types: Sequence[int], out: bytearray, xml: list[str]) -> None:
+    """``<EventData [Name=...]>`` holding one item element per top-level item."""
+    name = template.name
+    at = _start(
+        out, xml, "EventData", "EventData", () if name is None else (("Name", "Name", name),)
+    )
+    out.append(BX_CLOSE_START)
+    items = template.items
+    shown = items[:-2] if template.binary is not None else items
+    if not shown and template.binary is None:
+        xml.append("/>")
+        _end(out, at)
+        return
+    xml.append(">")
+    for n, item in enumerate(shown, 1):
+        _item(out, xml, "ComplexData" if isinstance(item, Struct) else "Data", item.name, n, types)
+    if template.binary is not None:
+        _item(out, xml, "Binary", None, len(items), types)
+    xml.append("</EventData>")
+    _end(out, at)
+
+
+def _user_data(
+    node: XmlNode,
+    scope: dict[str | None, str],
+    level: int,
+    types: Sequence[int],
+    out: bytearray,
+    xml: list[str],
+) -> None:
+    """A UserData element as mc re-serializes it before hashing.
+
+    mc drops the author's formatting and puts each child element on its own line:
+    ``"\r\n"`` plus ``level + 1`` tabs before it, and ``"\r\n"`` plus ``level`` tabs
+    before the end tag when the source had text after the last child.  (Verified for
+    the root's children; deeper levels follow the same pattern by assumption.)  That
+    whitespace is part of the hashed text only, never a BinXML token; of an element's
+    own text only its first ``%n`` is stored (a substitution).
+    """
+
+    def qual(prefix: str | None, local: str) -> str:
+        return f"{prefix}:{local}" if prefix else local
+
+    scope = dict(scope)
+    attrs: list[tuple[str, str, str]] = []
+    # Namespace declarations come first, as the XML serializer writes them.
+    for prefix, uri in node.nsmap:
+        scope[prefix] = uri
+        attrs.append((prefix or "xmlns", f"xmlns:{prefix}" if prefix else "xmlns", uri))
+    by_uri = {u: p for p, u in scope.items()}
+    for (uri, local), value in node.attrs:
+        prefix = by_uri.get(uri) if uri else None
+        attrs.append((local, qual(prefix, local), value))
+    tag = qual(node.prefix, node.tag[1])
+    at = _start(out, xml, node.tag[1], tag, attrs)
+    out.append(BX_CLOSE_START)
+    if node.children:
+        xml.append(">")
+        for child in node.children:
+            xml.append("\r\n" + "\t" * (level + 1))
+            _user_data(child, scope, level + 1, types, out, xml)
+        if node.children[-1].tail is not None:
+            xml.append("\r\n" + "\t" * level)
+        xml.append(f"</{tag}>")
+    elif node.text is not None and node.text.strip():
+        xml.append(f">{_esc_text(node.text)}</{tag}>")
+        m = _SUBST.search(node.text)
+        if m is not None:
+            _substitution(out, int(m.group(1)), types)
+    else:
+        xml.append("/>")
+    _end(out, at)
+
+
+def encode_fragment(template: Template, types: Sequence[int]) -> tuple[str, bytes]:
+    """(the XML text mc hashes, the padded BinXML fragment) of a template."""
     out = bytearray(BX_FRAGMENT)
     xml: list[str] = []
-    _element(tree, types, out, xml)
+    if template.user_data is not None:
+        _user_data(template.user_data, {}, 1, types, out, xml)
+    else:
+        _event_data(template, types, out, xml)
     out.append(BX_END_OF_FRAGMENT)
     out += bytes(-len(out) % 4)
     return "".join(xml), bytes(out)
@@ -336,7 +359,7 @@ def template_id(xml: str, types: Sequence[int], *, legacy: bool = False) -> byte
 def encode_template(template: Template, *, legacy_ids: bool = False) -> tuple[bytes, bytes]:
     """(template id, padded BinXML) for one template."""
     types = value_types(template)
-    xml, data = encode_tree(template_tree(template), types)
+    xml, data = encode_fragment(template, types)
     return template_id(xml, types, legacy=legacy_ids), data
 
 

@@ -278,30 +278,43 @@ class _Writer:
         ref = self.at.get  # id(None) is never a key: a missing item's offset is 0
         event_id = self.ids.event_id
         pack = EVNT_ENTRY.layout.pack
+        # What an entry holds of its channel, level, opcode and task (value, offset and,
+        # for a channel, its keyword bit) is worked out once per item, not per event:
+        # the provider's items hold every one an event names (provider_items); None
+        # (left out) stands for zeros.
+        channel = {id(c): (c.value & 0xFF, ref(id(c), 0), _channel_bit(c)) for c in items.channels}
+        level = {id(lv): (lv.value & 0xFF, ref(id(lv), 0)) for lv in items.levels}
+        opcode = {id(o): (o.value & 0xFF, ref(id(o), 0)) for o in items.opcodes}
+        task = {id(t): (t.value & 0xFFFF, ref(id(t), 0)) for t in items.tasks}
+        channel[id(None)] = (0, 0, 0)
+        level[id(None)] = opcode[id(None)] = task[id(None)] = (0, 0)
         # What an array holds for each keyword: its entry's offset.
         keyword_ref = {id(k): KEYWORD_REF.layout.pack(ref(id(k), 0)) for k in items.keywords}
         no_ref = KEYWORD_REF.layout.pack(0)
         entries: list[bytes] = []
         arrays: list[bytes] = []
         for e in events:
-            ch, level, opcode, task, keywords = e.channel, e.level, e.opcode, e.task, e.keywords
+            keywords = e.keywords
+            mask = 0
             if keywords:
                 by_mask = sorted(keywords, key=_by_mask)
                 arrays.append(b"".join([keyword_ref.get(id(k), no_ref) for k in by_mask]))
+                for k in by_mask:
+                    mask |= k.mask
                 kw_array = array_at
                 array_at += KEYWORD_REF.size * len(keywords)
             else:
                 kw_array = 0
+            ch_value, ch_at, ch_bit = channel[id(e.channel)]
+            lv_value, lv_at = level[id(e.level)]
+            op_value, op_at = opcode[id(e.opcode)]
+            task_value, task_at = task[id(e.task)]
             entries.append(
                 pack(
-                    e.value & 0xFFFF, e.version & 0xFF,
-                    (ch.value if ch else 0) & 0xFF,
-                    (level.value if level else 0) & 0xFF,
-                    (opcode.value if opcode else 0) & 0xFF,
-                    (task.value if task else 0) & 0xFFFF,
-                    (e.keyword_mask | _channel_bit(ch)) & 0xFFFFFFFFFFFFFFFF,
-                    event_id(e), ref(id(e.template), 0), ref(id(opcode), 0), ref(id(level), 0),
-                    ref(id(task), 0), len(keywords), kw_array, ref(id(ch), 0),
+                    e.value & 0xFFFF, e.version & 0xFF, ch_value, lv_value, op_value, task_value,
+                    (mask | ch_bit) & 0xFFFFFFFFFFFFFFFF,
+                    event_id(e), ref(id(e.template), 0), op_at, lv_at, task_at, len(keywords),
+                    kw_array, ch_at,
                 )
             )  # fmt: skip
         out = self.out
