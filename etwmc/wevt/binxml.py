@@ -274,6 +274,10 @@ def _event_data(template: Template, types: Sequence[int], out: bytearray, xml: l
     _end(out, at)
 
 
+def _qual(prefix: str | None, local: str) -> str:
+    return f"{prefix}:{local}" if prefix else local
+
+
 def _user_data(
     node: XmlNode,
     scope: dict[str | None, str],
@@ -292,20 +296,19 @@ def _user_data(
     own text only its first ``%n`` is stored (a substitution).
     """
 
-    def qual(prefix: str | None, local: str) -> str:
-        return f"{prefix}:{local}" if prefix else local
-
-    scope = dict(scope)
     attrs: list[tuple[str, str, str]] = []
-    # Namespace declarations come first, as the XML serializer writes them.
-    for prefix, uri in node.nsmap:
-        scope[prefix] = uri
-        attrs.append((prefix or "xmlns", f"xmlns:{prefix}" if prefix else "xmlns", uri))
-    by_uri = {u: p for p, u in scope.items()}
-    for (uri, local), value in node.attrs:
-        prefix = by_uri.get(uri) if uri else None
-        attrs.append((local, qual(prefix, local), value))
-    tag = qual(node.prefix, node.tag[1])
+    if node.nsmap:
+        scope = dict(scope)
+        # Namespace declarations come first, as the XML serializer writes them.
+        for prefix, uri in node.nsmap:
+            scope[prefix] = uri
+            attrs.append((prefix or "xmlns", f"xmlns:{prefix}" if prefix else "xmlns", uri))
+    if node.attrs:
+        by_uri = {u: p for p, u in scope.items()}
+        for (uri, local), value in node.attrs:
+            prefix = by_uri.get(uri) if uri else None
+            attrs.append((local, _qual(prefix, local), value))
+    tag = _qual(node.prefix, node.tag[1])
     at = _start(out, xml, node.tag[1], tag, attrs)
     out.append(BX_CLOSE_START)
     if node.children:

@@ -12,7 +12,7 @@ written or the inType's default.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .. import winmeta as wm
 from ..model import Field, Map, Provider, Struct, Template
@@ -34,6 +34,10 @@ from .crim import (
     Kind,
     sized_string,
 )
+
+# Members read from the enum class in a loop cost more than the comparisons.
+_SID = InTypeCode.SID
+_NULL = InTypeCode.NULL
 
 
 def write_ttbl(out: bytearray, offsets: dict[int, int], p: Provider, *, legacy_ids: bool) -> None:
@@ -62,23 +66,21 @@ def _temp(
     entries: list[bytes] = []
     name_at = props_at + PROPERTY.size * total  # STRUCT_PROPERTY's size too
     maps = p.map_named
-    index = {item.name: i for i, item in reversed(list(enumerate(top)))}
     first_member = len(top)
     for item in top:
         name = sized_string(item.name)
         if isinstance(item, Struct):
-            entries.append(_struct_entry(item, first_member, index, name_at))
+            entries.append(_struct_entry(item, first_member, top, name_at))
             first_member += len(item.fields)
         else:
-            entries.append(_field_entry(item, index, 0, offsets, maps, name_at))
+            entries.append(_field_entry(item, top, 0, offsets, maps, name_at))
         names.append(name)
         name_at += len(name)
     base = len(top)
     for s in structs:
-        local = {f.name: i for i, f in reversed(list(enumerate(s.fields)))}
         for f in s.fields:
             name = sized_string(f.name)
-            entries.append(_field_entry(f, local, base, offsets, maps, name_at))
+            entries.append(_field_entry(f, s.fields, base, offsets, maps, name_at))
             names.append(name)
             name_at += len(name)
         base += len(s.fields)
@@ -90,40 +92,53 @@ def _temp(
 
 
 def _extent(
-    value: int | str | None, index: dict[str, int], base: int, fixed: int, var: int
+    value: int | str | None, siblings: Sequence[Field | Struct], base: int, fixed: int, var: int
 ) -> tuple[int, int]:
+    """(flag, value) of a count or length: a constant, or the index of the first of
+    ``siblings`` it names (0 for none) counted from ``base``."""
     if value is None or value == 0:  # a constant 0 is the same as no attribute
         return 0, 0
     if isinstance(value, int):
         return fixed, value & 0xFFFF
-    return var, (index.get(value, 0) + base) & 0xFFFF
+    at = next((i for i, item in enumerate(siblings) if item.name == value), 0)
+    return var, (at + base) & 0xFFFF
 
 
 def _field_entry(
     f: Field,
-    index: dict[str, int],
+    siblings: Sequence[Field | Struct],
     base: int,
     offsets: dict[int, int],
     maps: Callable[[str], Map | None],
     name_at: int,
 ) -> bytes:
-    cflag, count = _extent(f.count, index, base, PROP_FIXED_COUNT, PROP_VAR_COUNT)
-    lflag, length = _extent(f.length, index, base, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
-    if lflag == PROP_FIXED_LENGTH and f.in_type is not None and f.in_type.code == InTypeCode.SID:
-        lflag = 0
-    in_code = f.in_type.code if f.in_type is not None else InTypeCode.NULL
+    count, length, in_type = f.count, f.length, f.in_type
+    cflag = lflag = 0
+    if count is not None:
+        cflag, count = _extent(count, siblings, base, PROP_FIXED_COUNT, PROP_VAR_COUNT)
+    if length is not None:
+        lflag, length = _extent(length, siblings, base, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
+        if lflag == PROP_FIXED_LENGTH and in_type is not None and in_type.code == _SID:
+            lflag = 0
     map_at = 0
     if f.map is not None:
         m = maps(f.map)
         map_at = offsets.get(id(m), 0) if m is not None else 0
     return PROPERTY.layout.pack(
-        cflag | lflag, in_code & 0xFF, _out_code(f) & 0xFF, 0, map_at, count, length, name_at
+        cflag | lflag,
+        (in_type.code if in_type is not None else _NULL) & 0xFF,
+        _out_code(f) & 0xFF,
+        0,
+        map_at,
+        count or 0,
+        length or 0,
+        name_at,
     )
 
 
-def _struct_entry(s: Struct, first: int, index: dict[str, int], name_at: int) -> bytes:
-    cflag, count = _extent(s.count, index, 0, PROP_FIXED_COUNT, PROP_VAR_COUNT)
-    lflag, length = _extent(s.length, index, 0, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
+def _struct_entry(s: Struct, first: int, siblings: Sequence[Field | Struct], name_at: int) -> bytes:
+    cflag, count = _extent(s.count, siblings, 0, PROP_FIXED_COUNT, PROP_VAR_COUNT)
+    lflag, length = _extent(s.length, siblings, 0, PROP_FIXED_LENGTH, PROP_VAR_LENGTH)
     return STRUCT_PROPERTY.layout.pack(
         PROP_STRUCT | cflag | lflag,
         first & 0xFFFF,
