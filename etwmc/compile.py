@@ -87,7 +87,12 @@ def compile_manifest(
 
     diags = list(checked.diagnostics)
     manifest = checked.manifest
-    if manifest is None or has_errors(reported(diags)):
+    # The selection keeps every error and makes none (what it adds are warnings and
+    # notes), so whether validation found errors is read from what it found; only with
+    # werror, whose errors are the warnings the selection lets through, is it applied
+    # here as well as to the whole of what the compile found (it reads every line of
+    # the manifest for suppression comments).
+    if manifest is None or has_errors(reported(diags) if options.werror else diags):
         return CompileResult({}, reported(diags))
     build = ManifestBuild(manifest, options, path=str(path), base=base, module=module)
     planned = plan(build, MANIFEST_OUTPUTS)
