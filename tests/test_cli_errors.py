@@ -385,6 +385,30 @@ def test_no_collection_runs_from_the_console_entry_to_the_end_of_a_lint(tmp_path
     assert proc.stdout == "0\n"
 
 
+@pytest.mark.parametrize("command", ["compile", "lint"])
+def test_no_collection_runs_after_a_compile_returns(tmp_path: Path, command: str) -> None:
+    # What a command that compiles a manifest leaves alive (the model) is never walked
+    # by the collector: it stays off until the process ends, instead of coming back on
+    # as the command returns and walking it all at once.  The threshold of 1 makes any
+    # object left alive enough to start a collection wherever the collector is on.
+    manifest = Path(__file__).resolve().parents[1] / "examples" / "hello.man"
+    code = (
+        "import atexit, gc, sys\n"
+        "from etwmc.console import console\n"
+        "gc.set_threshold(1)\n"
+        "runs = []\n"
+        "gc.callbacks.append(lambda phase, info: runs.append(info) if phase == 'start' else None)\n"
+        "atexit.register(lambda: print(len(runs)))\n"
+        f"sys.argv = ['etwmc', {command!r}, {str(manifest)!r}, '-o', 'out']\n"
+        "console()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "0"
+
+
 def test_the_console_entry_module_loads_nothing_before_the_collector_is_off() -> None:
     code = (
         "import sys\n"
