@@ -11,13 +11,16 @@ and ClrEtwAll.
 
 The command line turns automatic collection off for the commands that compile
 manifests (``lint``, ``compile``, ``mc``: their ``Command.pauses_collector`` in
-:data:`etwmc.commands.COMMANDS`) and back on when the command returns.  It is
-a policy for a process that runs one command and ends, not for the library: a library
-call that switched off a collector the whole process shares would take it from every
-other thread of its host, and a pause limited to one stage of a compile pays, when
-collection resumes, for walks of the whole live model (about 0.8 s at 50,000 events),
-which eats what the pause saved.  ``decode`` keeps the collector: its events
-stream through, and its memory must stay flat however long the trace.
+:data:`etwmc.commands.COMMANDS`) and back on when the command returns; the console
+script (:func:`etwmc.cli.console`) leaves it off to the end of the process instead, since
+what such a command leaves alive is the model, which a collection would walk in full
+only to find nothing.  It is a policy for a process that runs one command and ends,
+not for the library: a library call that switched off a collector the whole process
+shares would take it from every other thread of its host, and a pause limited to one
+stage of a compile pays, when collection resumes, for walks of the whole live model
+(about 0.8 s at 50,000 events), which eats what the pause saved.  ``decode`` keeps the
+collector: its events stream through, and its memory must stay flat however long the
+trace.
 """
 
 from __future__ import annotations
