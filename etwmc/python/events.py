@@ -42,11 +42,15 @@ _CHARS = r"!#-\[\]-~"  # (a class's contents) printable ASCII but space, '"' and
 _UNESCAPED = re.compile(f"[ {_CHARS}]*")
 # Words of it, one space between them: a text a docstring line holds as it is.
 _PLAIN_LINE = re.compile(f"[{_CHARS}]+(?: [{_CHARS}]+)*")
+# Lines of it, one a line.
+_PLAIN_LINES = re.compile(f"{_PLAIN_LINE.pattern}(?:\n{_PLAIN_LINE.pattern})*")
 # One word of it: a name the level and keyword lines can hold as it is.
 _PLAIN_WORD = re.compile(f"[{_CHARS}]+")
 
-# An insert, as msgformat reads one (up to two digits, the first not 0).
+# An insert, as msgformat reads one (up to two digits, the first not 0), and the
+# digits of every insert in order.
 _INSERT = re.compile(r"%([1-9][0-9]?)")
+_INSERT_NUMBERS = [str(n) for n in range(1, 100)]
 
 # The EventDescriptor call's arguments, one ``    name=value,`` line each, formatted
 # from the descriptor's fields in order.
@@ -103,7 +107,7 @@ class Shape:
         # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
         self.fail_rest = layout.Shared("        ", [plan.name, "_exc", *plan.values])
         # What insert "%<n>" shows, by the digits of n.
-        self._inserts = {str(i): f"{{{n}}}" for i, n in enumerate(plan.names, 1)}
+        self._inserts = dict(zip(_INSERT_NUMBERS, map("{{{}}}".format, plan.names)))
 
     def message_paragraph(self, text: str) -> str:
         """The docstring's paragraph of an event message (``text``, not empty), after
@@ -147,8 +151,7 @@ def _args_doc(plan: Plan | None) -> str:
     """The Args paragraph of a write function's docstring: the same for every event of
     a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
     params = plan.params if plan else []
-    plain = _PLAIN_LINE.fullmatch
-    if all([plain(p.doc) for p in params]):
+    if not params or _PLAIN_LINES.fullmatch("\n".join([p.doc for p in params])):
         # Names and plain words: lines that escaping and joining whitespace keep.
         lines = "".join([f"        {p.name}: {p.doc}\n" for p in params])
         return f"\n    Args:\n{lines}        {_ACTIVITY_ARGS}"
