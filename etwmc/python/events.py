@@ -106,8 +106,9 @@ class Shape:
         self.encode = f"    try:\n{statements}"
         # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
         self.fail_rest = layout.Shared("        ", [plan.name, "_exc", *plan.values])
-        # What insert "%<n>" shows, by the digits of n.
-        self._inserts = dict(zip(_INSERT_NUMBERS, map("{{{}}}".format, plan.names)))
+        # What insert "%<n>" shows, by the digits of n (items past 99 have no insert).
+        braced = [f"{{{n}}}" for n in plan.names]
+        self._inserts = dict(zip(_INSERT_NUMBERS, braced, strict=False))
 
     def message_paragraph(self, text: str) -> str:
         """The docstring's paragraph of an event message (``text``, not empty), after
