@@ -27,7 +27,7 @@ from .outputs import (
     plan,
 )
 from .record import Record
-from .selection import Selection, apply
+from .selection import Selection, apply, file_suppressions
 from .validate import check_bytes, check_file
 
 DEFAULT_OPTIONS = CompileOptions()
@@ -79,20 +79,18 @@ def compile_manifest(
     if refused:
         return CompileResult({}, refused)
     checked = check_bytes(data, str(path)) if data is not None else check_file(path)
-    sources = {checked.path: checked.lines}
+    # Read once: the diagnostics are reported twice when the manifest compiles.
+    suppressed = file_suppressions({checked.path: checked.lines}) if selection else {}
 
     def reported(found: list[Diagnostic]) -> list[Diagnostic]:
-        chosen = apply(found, selection, sources, keep_errors=True) if selection else found
+        chosen = (
+            apply(found, selection, keep_errors=True, suppressed=suppressed) if selection else found
+        )
         return finalize(chosen, werror=options.werror)
 
     diags = list(checked.diagnostics)
     manifest = checked.manifest
-    # The selection keeps every error and makes none (what it adds are warnings and
-    # notes), so whether validation found errors is read from what it found; only with
-    # werror, whose errors are the warnings the selection lets through, is it applied
-    # here as well as to the whole of what the compile found (it reads every line of
-    # the manifest for suppression comments).
-    if manifest is None or has_errors(reported(diags) if options.werror else diags):
+    if manifest is None or has_errors(reported(diags)):
         return CompileResult({}, reported(diags))
     build = ManifestBuild(manifest, options, path=str(path), base=base, module=module)
     planned = plan(build, MANIFEST_OUTPUTS)
