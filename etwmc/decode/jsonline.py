@@ -189,12 +189,12 @@ class JsonLines:
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
         head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
-        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
         found = self._head(head)
-        if not (ids or decoded or message is not None or error is not None):
-            return found[3](t, pid, tid)
         if decoded and message is None and fields is not None and error is None:
             return found[4](t, pid, tid, activity, related, fields, trailing)
+        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
+        if not (ids or decoded or message is not None or error is not None):
+            return found[3](t, pid, tid)
         stamps = self.stamps
         pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
         if ids:
