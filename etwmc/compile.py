@@ -27,7 +27,7 @@ from .outputs import (
     plan,
 )
 from .record import Record
-from .selection import Selection, apply
+from .selection import Selection, apply, file_suppressions
 from .validate import check_bytes, check_file
 
 DEFAULT_OPTIONS = CompileOptions()
@@ -79,10 +79,13 @@ def compile_manifest(
     if refused:
         return CompileResult({}, refused)
     checked = check_bytes(data, str(path)) if data is not None else check_file(path)
-    sources = {checked.path: checked.lines}
+    # Read once: the diagnostics are reported twice when the manifest compiles.
+    suppressed = file_suppressions({checked.path: checked.lines}) if selection else {}
 
     def reported(found: list[Diagnostic]) -> list[Diagnostic]:
-        chosen = apply(found, selection, sources, keep_errors=True) if selection else found
+        chosen = (
+            apply(found, selection, keep_errors=True, suppressed=suppressed) if selection else found
+        )
         return finalize(chosen, werror=options.werror)
 
     diags = list(checked.diagnostics)

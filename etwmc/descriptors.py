@@ -40,14 +40,16 @@ def descriptor(provider: Provider, event: Event) -> EventDescriptor:
     else:
         channel = 12 if provider.control_guid is not None else 0
         keyword = event.keyword_mask
+    level, opcode, task = event.level, event.opcode, event.task
+    # By position (id, version, channel, level, opcode, task, keyword): one per event.
     return EventDescriptor(
-        id=event.value,
-        version=event.version,
-        channel=channel,
-        level=event.level.value if event.level else 0,
-        opcode=event.opcode.value if event.opcode else 0,
-        task=event.task.value if event.task else 0,
-        keyword=keyword,
+        event.value,
+        event.version,
+        channel,
+        level.value if level else 0,
+        opcode.value if opcode else 0,
+        task.value if task else 0,
+        keyword,
     )
 
 

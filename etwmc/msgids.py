@@ -236,23 +236,20 @@ class _Assigner:
 
     def take(self, string_id: str, mid: int, at: object, why: str = "") -> None:
         other = self.owner.get(mid)
-        span = getattr(at, "span", None)
-        if (
-            other is not None
-            and other != string_id
-            and span is not None
-            and not same_text(self.resources, other, string_id)
-        ):
-            self.ids.diagnostics.append(
-                diag(
-                    E_DUP_MESSAGE_ID,
-                    span,
-                    f"string '{string_id}' would get message id 0x{mid:08X}, which string "
-                    f"'{other}' already has{why}; a message table holds one text per id",
-                    hint="give one of them another id in <messageTable>, or the same text",
+        if other is None:  # nearly always: the id is new
+            self.owner[mid] = string_id
+        elif other != string_id:
+            span = getattr(at, "span", None)
+            if span is not None and not same_text(self.resources, other, string_id):
+                self.ids.diagnostics.append(
+                    diag(
+                        E_DUP_MESSAGE_ID,
+                        span,
+                        f"string '{string_id}' would get message id 0x{mid:08X}, which string "
+                        f"'{other}' already has{why}; a message table holds one text per id",
+                        hint="give one of them another id in <messageTable>, or the same text",
+                    )
                 )
-            )
-        self.owner.setdefault(mid, string_id)
         self.ids.strings[string_id] = mid
 
     def builtin(

@@ -29,7 +29,7 @@ import enum
 import keyword
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .codes import W_COLLISION
 from .diagnostics import Diagnostic, Span, diag
@@ -170,17 +170,24 @@ class Scope:
         self._owner[name] = text
         return name
 
-    def claim_derived(self, prefix: str, name: str) -> str:
-        """:meth:`claim` of ``prefix + name``, for a ``name`` that :func:`identifier` made
-        and a ``prefix`` of ASCII letters and ``_`` that starts with a letter (the
-        generated module's ``write_<event>``...): such a text is an identifier that
-        steps 1-4 keep, so only the scope's own names need checking (one of each event's
-        names for every event of a manifest)."""
-        text = prefix + name
-        if text not in self._owner and text not in self._taken:
-            self._owner[text] = text
-            return text
-        return self.claim(text)
+    def claim_derived(self, prefixes: Sequence[str], name: str) -> list[str]:
+        """:meth:`claim` of ``prefix + name`` for each of ``prefixes`` in order, for a
+        ``name`` that :func:`identifier` made and prefixes of ASCII letters and ``_``
+        that start with a letter (the generated module's ``write_<event>``...): such a
+        text is an identifier that steps 1-4 keep, so only the scope's own names need
+        checking (an event's names are claimed in one call, for every event of a
+        manifest)."""
+        owner = self._owner
+        taken = self._taken
+        names: list[str] = []
+        for prefix in prefixes:
+            text = prefix + name
+            if text in owner or text in taken:
+                text = self.claim(text)
+            else:
+                owner[text] = text
+            names.append(text)
+        return names
 
     def __contains__(self, name: str) -> bool:
         return name in self._owner or name in self.reserved

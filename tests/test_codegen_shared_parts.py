@@ -9,9 +9,14 @@ import textwrap
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from etwmc.python import literals
-from etwmc.python.docstrings import WIDTH, docstring, paragraphs_text
+from etwmc.python.docstrings import WIDTH, docstring, message, paragraphs_text
+from etwmc.python.events import Shape
+from etwmc.python.imports import Imports
+from etwmc.python.payload import Plan
 from etwmc.wevt.crim import sized_string
 from etwmc.wevt.msgtable import encode_table, read_message_table, text_entry
 
@@ -98,3 +103,19 @@ def test_message_table_entries_of_every_padding_read_back() -> None:
         )
         off += length
     assert blocks == 2  # 0x10-0x15, 0x40-0x41
+
+
+_MESSAGE_PIECES = st.sampled_from(
+    ["word", "Two words", " ", "  ", "%1", "%2", "%3", "%4", "%12", "%0", "%%", "%n", "%1!d!",
+     "%", "!", '"', "\\", "\t", "\n", "caf\u00e9", "x" * 40, "{a}", ":"]
+)  # fmt: skip
+
+
+@given(st.lists(_MESSAGE_PIECES, min_size=1, max_size=12).map("".join))
+def test_an_event_message_paragraph_is_the_documented_one(text: str) -> None:
+    # The plain-words path of Shape.message_paragraph makes what the general one does:
+    # "Message: " and the message with its inserts named, escaped and wrapped.
+    names = ["alpha", "b_1", "c"]
+    shape = Shape(Plan("_T0", [], [], [], None, names), Imports())
+    expected = "\n" + paragraphs_text("    ", [f"Message: {message(text, names)}"])
+    assert shape.message_paragraph(text) == expected

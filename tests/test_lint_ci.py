@@ -8,12 +8,16 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from conftest import slow
+from etwmc import selection
 from etwmc.cli import main
+from etwmc.compile import compile_manifest
 from etwmc.discover import discover, root_verdict
 from etwmc.selection import Selection, suppressions
 
@@ -222,6 +226,30 @@ def test_suppressions_cover_the_right_lines() -> None:
     ]
     found = {(s.line, s.written_at, s.selectors) for s in suppressions(lines)}
     assert found == {(1, 1, ("ETW1",)), (5, 2, ()), (0, 6, ("ETW2", "ETW3"))}
+
+
+def test_a_compile_reads_its_suppression_comments_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A manifest that compiles has its diagnostics reported twice (before its outputs
+    # are made, and with theirs): its lines are scanned for comments once.
+    man = tmp_path / "t.man"
+    man.write_text(
+        _typo()
+        .replace("win:Informationl", "win:Informational")
+        .replace("</templates>", "</templates> <!-- etwmc: ignore[ETW480] -->")
+    )
+    scanned: list[int] = []
+
+    def counted(lines: Sequence[str]) -> list[Any]:
+        scanned.append(len(lines))
+        return suppressions(lines)
+
+    monkeypatch.setattr(selection, "suppressions", counted)
+    result = compile_manifest(man, selection=Selection())
+    assert result.ok and result.files
+    assert not [d for d in result.diagnostics if d.code in ("ETW480", "ETW013")]
+    assert len(scanned) == 1
 
 
 def test_compile_keeps_errors_whatever_lint_ignores(tmp_path: Path) -> None:

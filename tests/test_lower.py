@@ -299,3 +299,69 @@ def test_sections_in_the_manifest_namespace_under_any_prefix_are_read() -> None:
         '<events><event value="1" template="T1"/></events>'
     )
     assert [t.tid for t in m.providers[0].templates] == ["T1"] and diags == []
+
+
+_STRINGS = """
+  <localization>
+    <resources culture="en-US"><stringTable>
+      <string id="p" value="Provider"/><string id="e1" value="One"/><string id="e2" value="Two"/>
+    </stringTable></resources>
+    <resources culture="de-DE"><stringTable>
+      <string id="e1" value="Eins"/><string id="unused" value="-"/>
+    </stringTable></resources>
+  </localization>"""
+
+
+def _lower_with(localization: str) -> list[Diagnostic]:
+    data = f"""<?xml version="1.0" encoding="UTF-8"?>
+<instrumentationManifest xmlns="{wm.EVENTS_NS}" xmlns:win="{wm.WIN_NS}">
+  <instrumentation>
+    <events>
+      <provider name="P" guid="{{6A1B2C3D-4E5F-4061-8273-94A5B6C7D8F6}}" symbol="P"
+          message="$(string.p)">
+        <events>
+          <event value="1" message="$(string.e1)"/>
+          <event value="2" message="$(string.e2)"/>
+          <event value="3" message="$(string.e3)"/>
+          <event value="4" message="$(string.e3)"/>
+        </events>
+      </provider>
+    </events>
+  </instrumentation>{localization}
+</instrumentationManifest>
+""".encode()
+    doc, diags = parse_bytes(data, "x.man")
+    assert doc is not None, diags
+    return lower_document(doc)[1]
+
+
+def test_string_references_read_before_the_string_tables_are_checked_against_them() -> None:
+    # The tables come last in the document; every reference read before them counts.
+    found = [(d.code, d.span.line, d.message) for d in _lower_with(_STRINGS)]
+    assert found == [
+        ("ETW408", 10, "message references string 'e3', which culture 'en-US' does not define"),
+        ("ETW408", 11, "message references string 'e3', which culture 'en-US' does not define"),
+        # Of the ids en-US answers and the manifest uses, de-DE lacks p and e2, in order.
+        (
+            "ETW409",
+            20,
+            "culture 'de-DE' has no string 'e2', which 'en-US' defines and the manifest uses",
+        ),
+        (
+            "ETW409",
+            20,
+            "culture 'de-DE' has no string 'p', which 'en-US' defines and the manifest uses",
+        ),
+    ]
+
+
+def test_without_a_string_table_only_the_first_reference_read_is_reported() -> None:
+    # A provider's own attributes are read after its events.
+    found = [(d.code, d.span.line, d.message) for d in _lower_with("")]
+    assert found == [
+        (
+            "ETW408",
+            8,
+            "message references string 'e1' but the manifest has no <localization> string table",
+        )
+    ]

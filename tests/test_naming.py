@@ -143,21 +143,21 @@ def test_ascii_names_follow_the_replacement_rule(text: str) -> None:
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(["write_", "is_enabled_", "start_", "stop_", ""]),
+            st.lists(st.sampled_from(["write_", "is_enabled_", "start_", "stop_", ""])),
             st.sampled_from(["a", "b", "write_a", "print", "register", "x_2", "a_2"]),
         ),
         max_size=12,
     )
 )
-def test_claim_derived_is_claim_of_the_joined_text(claims: list[tuple[str, str]]) -> None:
-    # The derived names of events (write_<event>...) take claim's result and report
-    # the same collisions, whatever was claimed before them.
+def test_claim_derived_is_claim_of_the_joined_text(claims: list[tuple[list[str], str]]) -> None:
+    # The derived names of events (write_<event>...) take claim's result, in the
+    # prefixes' order, and report the same collisions, whatever was claimed before them.
     reserved = {"print", "register", "write_b"}
     plain = Scope("name", Kind.GLOBAL, reserved, file="f.man")
     derived = Scope("name", Kind.GLOBAL, reserved, file="f.man")
-    for prefix, text in claims:
+    for prefixes, text in claims:
         name = plain.claim(text)
         assert derived.claim(text) == name
-        if prefix:
-            assert derived.claim_derived(prefix, name) == plain.claim(prefix + name)
+        expected = [plain.claim(prefix + name) for prefix in prefixes]
+        assert derived.claim_derived(prefixes, name) == expected
     assert derived.diagnostics == plain.diagnostics

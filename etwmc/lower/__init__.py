@@ -2,13 +2,15 @@
 
 Steps, in order (each module's docstring lists the rules it applies):
 
-1. :mod:`.declarations` — the channels every provider defines, which ``importChannel``
+1. the ``<localization>`` string tables (:mod:`.strings`): every ``$(string.ID)`` read
+   after them is checked against them as it is read;
+2. :mod:`.declarations` — the channels every provider defines, which ``importChannel``
    may name from any provider of the manifest;
-2. per provider: channels, levels, tasks (with their opcodes), opcodes, keywords, maps
+3. per provider: channels, levels, tasks (with their opcodes), opcodes, keywords, maps
    and pattern maps (:mod:`.declarations`), templates (:mod:`.templates`), then events
    and filters with their references resolved (:mod:`.events`), and traits;
-3. the ``<messageTable>`` entries and the ``<localization>`` string tables, then every
-   ``$(string.ID)`` read along the way is checked against them (:mod:`.strings`).
+4. the ``<messageTable>`` entries, then what only all the references together tell
+   (:func:`.strings.check_string_refs`).
 
 Attribute values are read by :mod:`.attributes` (pure functions); :mod:`.context` holds
 a run's diagnostics.  Lowering never raises on bad input: values that cannot be read
@@ -83,6 +85,8 @@ __all__ = [
 def lower_document(doc: Document) -> tuple[Manifest, list[Diagnostic]]:
     """The model of ``doc``, and what lowering found wrong (in the order found)."""
     cx = Lowering(doc)
+    # The string tables first: every $(string.ID) read after them is checked as read.
+    resources, fallback = localization(cx)
     provider_elems = [p for ev in doc.events for p in own_children(ev, "provider")]
     message_elems = [
         m
@@ -99,7 +103,6 @@ def lower_document(doc: Document) -> tuple[Manifest, list[Diagnostic]]:
         for i, (p, lists) in enumerate(zip(provider_elems, channel_lists, strict=True))
     )
     messages = tuple(message(cx, m) for m in message_elems)
-    resources, fallback = localization(cx)
     check_string_refs(cx, resources)
     manifest = Manifest(
         path=doc.path,

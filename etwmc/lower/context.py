@@ -17,19 +17,25 @@ from lxml import etree
 
 from ..codes import E_VALUE, Code
 from ..diagnostics import Diagnostic, diag
+from ..model import Resources
 from ..parse import Document
 from .attributes import local, parse_guid, parse_int
 
 
 class Lowering:
-    """One run over one document: the diagnostics found so far, and every
-    ``$(string.ID)`` reference read (id, element, attribute), checked once the string
-    tables are known."""
+    """One run over one document: the diagnostics found so far, and what the
+    ``$(string.ID)`` references read so far need checked (:mod:`.strings`)."""
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
         self.diags: list[Diagnostic] = []
-        self.string_refs: list[tuple[str, etree._Element, str]] = []
+        # The string tables are read before anything that references them, so each
+        # reference is checked as it is read: the primary culture (None when the
+        # manifest has no string table), the ids it answers, and the first reference
+        # read when there is no table to answer it.
+        self.primary: Resources | None = None
+        self.used_strings: set[str] = set()
+        self.first_string_ref: tuple[str, etree._Element, str] | None = None
 
     def error(
         self,

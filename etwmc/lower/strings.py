@@ -6,7 +6,9 @@ Rules applied here (each reported with its own code):
 * A message attribute must be a ``$(string.ID)`` reference (``ETW412``); the id ends at
   the last ``)``.
 * Every referenced id must exist in the primary (first) culture (``ETW408``); when the
-  manifest has no string table at all, the first reference is reported.
+  manifest has no string table at all, the first reference is reported.  The string
+  tables are read first (:func:`localization`), so a reference is checked where it is
+  read.
 * Another culture missing an id the primary culture defines and the manifest uses gets
   a warning (``ETW409``), one per id in sorted order.
 * Duplicate string ids within one culture are errors (``ETW301``); the model keeps the
@@ -41,7 +43,20 @@ def message_ref(cx: Lowering, elem: etree._Element, attr: str = "message") -> st
             hint="write $(string.ID) and define ID in the <stringTable>",
         )
         return None
-    cx.string_refs.append((sid, elem, attr))
+    primary = cx.primary
+    if primary is None:
+        if cx.first_string_ref is None:
+            cx.first_string_ref = (sid, elem, attr)
+    elif sid in primary.strings:
+        cx.used_strings.add(sid)
+    else:
+        cx.error(
+            E_UNKNOWN_STRING,
+            elem,
+            f"{attr} references string '{sid}', which culture '{primary.culture}' does not define",
+            attr=attr,
+            hint=f'add <string id="{sid}" value="..."/> to its <stringTable>',
+        )
     return sid
 
 
@@ -57,7 +72,8 @@ def message(cx: Lowering, elem: etree._Element) -> Message:
 
 
 def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
-    """Each culture's strings, and the fallback culture."""
+    """Each culture's strings, and the fallback culture; the first culture becomes
+    ``cx.primary``, which every later reference is checked against."""
     loc = cx.doc.localization
     if loc is None:
         return (), None
@@ -90,37 +106,31 @@ def localization(cx: Lowering) -> tuple[tuple[Resources, ...], str | None]:
                 span=cx.doc.span(res),
             )
         )
+    if out:
+        cx.primary = out[0]
     return tuple(out), loc.get("fallbackCulture")
 
 
 def check_string_refs(cx: Lowering, resources: tuple[Resources, ...]) -> None:
-    """Report references the primary culture cannot answer, and ids other cultures lack."""
-    if not cx.string_refs:
-        return
+    """Once every reference is read: report the first when the manifest has no string
+    table, and the ids that other cultures lack."""
     if not resources:
-        sid, elem, attr = cx.string_refs[0]
-        cx.error(
-            E_UNKNOWN_STRING,
-            elem,
-            f"message references string '{sid}' but the manifest has no <localization> "
-            "string table",
-            attr=attr,
-            hint='add <localization><resources culture="en-US"><stringTable> with the strings',
-        )
-        return
-    primary, others = resources[0], resources[1:]
-    for sid, elem, attr in cx.string_refs:
-        if sid not in primary.strings:
+        if cx.first_string_ref is not None:
+            sid, elem, attr = cx.first_string_ref
             cx.error(
                 E_UNKNOWN_STRING,
                 elem,
-                f"{attr} references string '{sid}', which culture '{primary.culture}' "
-                "does not define",
+                f"message references string '{sid}' but the manifest has no <localization> "
+                "string table",
                 attr=attr,
-                hint=f'add <string id="{sid}" value="..."/> to its <stringTable>',
+                hint='add <localization><resources culture="en-US"><stringTable> with the strings',
             )
+        return
+    primary, others = resources[0], resources[1:]
+    if not others:
+        return
     # The ids the primary culture answers, sorted once for every other culture.
-    used = sorted({sid for sid, _, _ in cx.string_refs if sid in primary.strings})
+    used = sorted(cx.used_strings)
     for res in others:
         for sid in used:
             if sid not in res.strings:

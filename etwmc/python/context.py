@@ -424,18 +424,28 @@ def _alias_value(members: tuple[str, ...]) -> str:
     return f"{tup} | dict[str, object]"
 
 
+# The prefixes of an event's function names, by its opcode: ``write_`` and
+# ``is_enabled_``, then ``start_`` for a Start event or ``stop_`` for a Stop event.
+_PREFIXES = {
+    START_OPCODE: ("write_", "is_enabled_", "start_"),
+    STOP_OPCODE: ("write_", "is_enabled_", "stop_"),
+}
+_PLAIN_PREFIXES = ("write_", "is_enabled_")
+
+
 def _claim_functions(
     mod: Scope, ident: str, opcode: int
 ) -> tuple[str, str, str | None, str | None]:
     """An event's function names: ``write_``, ``is_enabled_``, and ``start_`` or ``stop_``
     for start and stop events; claimed in this order, which decides the suffixes when
     names collide."""
-    claim = mod.claim_derived  # ident is an identifier the module scope gave out
-    write = claim("write_", ident)
-    is_enabled = claim("is_enabled_", ident)
-    start = claim("start_", ident) if opcode == START_OPCODE else None
-    stop = claim("stop_", ident) if opcode == STOP_OPCODE else None
-    return write, is_enabled, start, stop
+    # ident is an identifier the module scope gave out
+    names = mod.claim_derived(_PREFIXES.get(opcode, _PLAIN_PREFIXES), ident)
+    if opcode == START_OPCODE:
+        return names[0], names[1], names[2], None
+    if opcode == STOP_OPCODE:
+        return names[0], names[1], None, names[2]
+    return names[0], names[1], None, None
 
 
 def module_name(base: str) -> str:

@@ -42,11 +42,22 @@ _CHARS = r"!#-\[\]-~"  # (a class's contents) printable ASCII but space, '"' and
 _UNESCAPED = re.compile(f"[ {_CHARS}]*")
 # Words of it, one space between them: a text a docstring line holds as it is.
 _PLAIN_LINE = re.compile(f"[{_CHARS}]+(?: [{_CHARS}]+)*")
+# Lines of it, one a line.
+_PLAIN_LINES = re.compile(f"{_PLAIN_LINE.pattern}(?:\n{_PLAIN_LINE.pattern})*")
 # One word of it: a name the level and keyword lines can hold as it is.
 _PLAIN_WORD = re.compile(f"[{_CHARS}]+")
 
-# An insert, as msgformat reads one (up to two digits, the first not 0).
+# An insert, as msgformat reads one (up to two digits, the first not 0), and the
+# digits of every insert in order.
 _INSERT = re.compile(r"%([1-9][0-9]?)")
+_INSERT_NUMBERS = [str(n) for n in range(1, 100)]
+
+# The EventDescriptor call's arguments, one ``    name=value,`` line each, formatted
+# from the descriptor's fields in order.
+_ARGUMENTS = (
+    "    id=%d,\n    version=%d,\n    channel=%d,\n    level=%d,\n    opcode=%d,\n"
+    "    task=%d,\n    keyword=0x%X,"
+)
 
 _ACTIVITY_ARGS = "activity_id, related_activity_id: see the module's docstring."
 _ENCODE_FAILED = "    except _ENCODING_ERRORS as _exc:\n"
@@ -95,8 +106,30 @@ class Shape:
         self.encode = f"    try:\n{statements}"
         # `raise _fail("<event>", <spec>, _exc, <values>) from None`: after the name.
         self.fail_rest = layout.Shared("        ", [plan.name, "_exc", *plan.values])
-        # What insert "%<n>" shows, by the digits of n.
-        self._inserts = {str(i): f"{{{n}}}" for i, n in enumerate(plan.names, 1)}
+        # What insert "%<n>" shows, by the digits of n (items past 99 have no insert).
+        braced = [f"{{{n}}}" for n in plan.names]
+        self._inserts = dict(zip(_INSERT_NUMBERS, braced, strict=False))
+
+    def message_paragraph(self, text: str) -> str:
+        """The docstring's paragraph of an event message (``text``, not empty), after
+        a blank line: ``Message:`` and :meth:`message` of it, on one line when it fits
+        and needs no escape."""
+        if _PLAIN_LINE.fullmatch(text) and "!" not in text:
+            # Plain words around bare inserts (every "%" starts one): the inserts'
+            # names are identifiers, so the line stays plain words.
+            parts = _INSERT.split(text)
+            if len(parts) == 2 * text.count("%") + 1:
+                inserts = self._inserts
+                for i in range(1, len(parts), 2):
+                    parts[i] = inserts.get(parts[i]) or f"%{parts[i]}"
+                line = "Message: " + "".join(parts)
+                if len(line) <= _DOC_WIDTH:
+                    return f"\n\n    {line}"
+                return "\n" + docstrings.paragraphs_text("    ", [line])
+        line = " ".join(f"Message: {self.message(text)}".split())
+        if len(line) <= _DOC_WIDTH and _UNESCAPED.fullmatch(line):
+            return f"\n\n    {line}"
+        return "\n" + docstrings.paragraphs_text("    ", [line])
 
     def message(self, text: str) -> str:
         """An event message as its docstring shows it (:func:`.docstrings.message`):
@@ -119,8 +152,7 @@ def _args_doc(plan: Plan | None) -> str:
     """The Args paragraph of a write function's docstring: the same for every event of
     a template, so made once per template (see :func:`docstrings.paragraphs_text`)."""
     params = plan.params if plan else []
-    plain = _PLAIN_LINE.fullmatch
-    if all([plain(p.doc) for p in params]):
+    if not params or _PLAIN_LINES.fullmatch("\n".join([p.doc for p in params])):
         # Names and plain words: lines that escaping and joining whitespace keep.
         lines = "".join([f"        {p.name}: {p.doc}\n" for p in params])
         return f"\n    Args:\n{lines}        {_ACTIVITY_ARGS}"
@@ -177,30 +209,24 @@ class EventBlocks:
         activity), ``packed`` its packed descriptor's global, ``flag`` its enable
         flag's.  Each line ends with a newline."""
         write, is_enabled, start, stop = functions
-        descriptor = layout.descriptor(ident, _arguments(d7))
+        descriptor = layout.descriptor(ident, _ARGUMENTS % d7)
         packed_assign = call("", f"{packed}: Final = pack_descriptor", [f"*{ident}"])
-        is_enabled_head = layout.is_enabled(is_enabled)
         encode = shape.encode
         if shape.plan is not None:
             name = (f'"{ident}"',)  # an identifier: its literal needs no escape
             fail = call_shared("        ", "raise _fail", name, shape.fail_rest, " from None")
             encode = f"{encode}{_ENCODE_FAILED}{fail}\n"
         signature = shape.signature
-        text = (
-            f"\n\n{descriptor}\n{packed_assign}\n\n\n{is_enabled_head}\n"
-            '    """Whether any session wants this event (one flag test)."""\n'
-            f"    return {flag}\n\n\ndef {write}(\n{signature}"
-            "    _kw: _KeywordOnly = _KW,\n"
-            "    activity_id: uuid.UUID | None = None,\n"
-            "    related_activity_id: uuid.UUID | None = None,\n"
-            f") -> int:\n{self._doc(ev, ident, d7, shape)}\n"
-            f"    if not {flag}:\n        return 0\n"
-            "    if _kw is not _KW:\n        raise _keyword_only(_kw)\n"
-            f"{encode}    _send = {self._runtime}.write\n"
-            f"    return _send(\n        {packed},\n{_SEND_TAIL}"
-        )
+        # The docstring: the event, its message, where it goes, its parameters (the
+        # Args paragraph, made once per template).  An identifier and numbers: nothing
+        # to escape in the summary.
+        message = ""
+        string = self._strings.get(ev.message) if ev.message is not None else None
+        if string is not None and string.value:
+            message = shape.message_paragraph(string.value)
+        activity = ""  # the start_ or stop_ function
         if start is not None:
-            text += _activity_function(
+            activity = _activity_function(
                 start,
                 signature,
                 "related_activity_id: uuid.UUID | None = None",
@@ -213,8 +239,8 @@ class EventBlocks:
                     "    ", "return _start", (flag, write, "related_activity_id"), shape.call_rest
                 ),
             )
-        if stop is not None:
-            text += _activity_function(
+        elif stop is not None:
+            activity = _activity_function(
                 stop,
                 signature,
                 "activity: Activity",
@@ -224,41 +250,52 @@ class EventBlocks:
                 '    """',
                 call_shared("    ", "return _stop", (flag, write, "activity"), shape.call_rest),
             )
-        return text
-
-    def _doc(self, ev: Event, ident: str, d7: EventDescriptor, shape: Shape) -> str:
-        """The write function's docstring: the event, its message, where it goes, its
-        parameters (the Args paragraph, made once per template)."""
-        # An identifier and numbers: nothing to escape.
-        summary = f'    """Write the {ident} event (id {ev.value}, version {ev.version}).'
-        message = ""
-        string = self._strings.get(ev.message) if ev.message is not None else None
-        if string is not None and string.value:
-            text = string.value
-            line = " ".join(f"Message: {shape.message(text)}".split())
-            if len(line) <= _DOC_WIDTH and _UNESCAPED.fullmatch(line):
-                message = f"\n\n    {line}"
-            else:
-                message = "\n" + docstrings.paragraphs_text("    ", [line])
-        return f'{summary}{message}\n{self._values(ev, d7)}\n{shape.args_doc}\n    """'
+        return (
+            f"\n\n{descriptor}\n{packed_assign}\n\n\n{layout.is_enabled(is_enabled)}\n"
+            '    """Whether any session wants this event (one flag test)."""\n'
+            f"    return {flag}\n\n\ndef {write}(\n{signature}"
+            "    _kw: _KeywordOnly = _KW,\n"
+            "    activity_id: uuid.UUID | None = None,\n"
+            "    related_activity_id: uuid.UUID | None = None,\n"
+            f') -> int:\n    """Write the {ident} event (id {d7.id}, version {d7.version}).'
+            f'{message}\n{self._values(ev, d7)}\n{shape.args_doc}\n    """\n'
+            f"    if not {flag}:\n        return 0\n"
+            "    if _kw is not _KW:\n        raise _keyword_only(_kw)\n"
+            f"{encode}    _send = {self._runtime}.write\n"
+            f"    return _send(\n        {packed},\n{_SEND_TAIL}{activity}"
+        )
 
     def _values(self, ev: Event, d7: EventDescriptor) -> str:
         """The docstring's paragraph of the event's level, opcode, task, keywords and
         channel (each by its name in the provider's enums, and its value), after a
         blank line."""
-        # Each part ("Level: Error (2)"...) depends only on its item: made once.
-        level = _part(self._levels, ev.level, "Level", self._level_name, ev, d7, d7.level)
-        opcode = _part(self._opcodes, ev.opcode, "opcode", self._opcode_name, ev, d7, d7.opcode)
-        task = _part(self._tasks, ev.task, "task", self._task_name, ev, d7, d7.task)
-        channel = _part(
-            self._channels, ev.channel, "channel", self._channel_name, ev, d7, d7.channel
-        )
+        # Each part ("Level: Error (2)"...) depends only on its item: made once, by
+        # _part, and None when the item's name is not one plain word.
+        try:
+            level = self._levels[id(ev.level)]
+            opcode = self._opcodes[id(ev.opcode)]
+            task = self._tasks[id(ev.task)]
+            channel = self._channels[id(ev.channel)]
+        except KeyError:
+            level, opcode, task, channel = self._parts(ev, d7)
         keywords = self._keyword_names(ev)
         if level is None or opcode is None or task is None or channel is None or keywords is None:
             return self._values_escaped(ev, d7)
         return (
             f"\n    {level}; {opcode}; {task}.\n    Keywords: {keywords} "
             f"(0x{ev.keyword_mask:X}); {channel}.\n    {self._enums}"
+        )
+
+    def _parts(
+        self, ev: Event, d7: EventDescriptor
+    ) -> tuple[str | None, str | None, str | None, str | None]:
+        """The event's level, opcode, task and channel parts of :meth:`_values`, each
+        made the first time its item is met."""
+        return (
+            _part(self._levels, ev.level, "Level", self._level_name, ev, d7, d7.level),
+            _part(self._opcodes, ev.opcode, "opcode", self._opcode_name, ev, d7, d7.opcode),
+            _part(self._tasks, ev.task, "task", self._task_name, ev, d7, d7.task),
+            _part(self._channels, ev.channel, "channel", self._channel_name, ev, d7, d7.channel),
         )
 
     def _keyword_names(self, ev: Event) -> str | None:
@@ -337,12 +374,3 @@ def _activity_function(
     """A ``start_``/``stop_`` function: the write function's parameters, then one
     keyword-only ``parameter``; ``doc`` its docstring, ``call`` its return statement."""
     return f"\n\ndef {name}(\n{signature}    *,\n    {parameter},\n) -> {returns}:\n{doc}\n{call}\n"
-
-
-def _arguments(d7: EventDescriptor) -> str:
-    """The EventDescriptor call's arguments, one ``    name=value,`` line each."""
-    return (
-        f"    id={d7.id},\n    version={d7.version},\n    channel={d7.channel},\n"
-        f"    level={d7.level},\n    opcode={d7.opcode},\n    task={d7.task},\n"
-        f"    keyword=0x{d7.keyword:X},"
-    )

@@ -70,14 +70,11 @@ def _checked(literal: str, quote: str) -> str:
     return literal
 
 
-# Printable ASCII without double quotes or backslashes needs no escape, and takes double
-# quotes: most names and texts.
-_PLAIN = re.compile(r"[ !#-\[\]-~]*")
-
-
 def pystr(s: str) -> str:
     """An ASCII ``str`` literal for ``s``, as black prints it."""
-    if _PLAIN.fullmatch(s):
+    # Printable ASCII without double quotes or backslashes needs no escape, and takes
+    # double quotes: most names and texts.
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
         return f'"{s}"'  # what the general path gives, without its per-character loop
     q = _quote(s)
     return _checked(f"{q}{_escape(s, q)}{q}", q)

@@ -41,7 +41,10 @@ def _check(
     e: Event, found: list[tuple[int, str | None, bool]], sid: str, culture: str
 ) -> Iterator[Diagnostic]:
     # Most messages are fine: the description of the place is made only for a problem.
+    highest = 0
     for number, fmt, closed in found:
+        if number > highest:
+            highest = number
         if not closed:
             yield diag(
                 E_INSERT_FORMAT,
@@ -62,7 +65,7 @@ def _check(
         )
         return
     count = len(e.template.items)  # the top-level properties, which %n numbers
-    if max(number for number, _, _ in found) <= count:
+    if highest <= count:
         return
     beyond = sorted({number for number, _, _ in found if number > count})
     shown = ", ".join(f"%{n}" for n in beyond)
