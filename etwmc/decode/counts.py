@@ -5,7 +5,6 @@ past a limit."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 
 MAX_PROVIDERS = 10_000  # providers counted one by one; the rest are counted together
 MAX_REASONS = 64  # distinct reasons kept per provider; the rest are counted together
@@ -15,21 +14,27 @@ CLASSIC_REASON = "classic event: no metadata format to decode it with"
 OVERSIZED_REASON = "its fields are larger than one event may write"
 
 
-@dataclass(slots=True)
 class ProviderCount:
-    """Events of one provider: how many, how many decoded, why the others were not."""
+    """Events of one provider: how many, how many decoded, why the others were not.
+    It changes as a trace is read: a plain class with slots, not a record."""
 
-    name: str | None = None
-    kinds: Counter[str] = field(default_factory=Counter)
-    events: int = 0
-    decoded: int = 0
-    reasons: Counter[str] = field(default_factory=Counter)
-    trailing: int = 0  # decoded events with bytes after the fields their metadata describes
-    oversized: int = 0  # events whose fields took more than MAX_EVENT_JSON
-    # records that passed through, not yet in ``events``, ``kinds`` and ``reasons``
-    # (see pass_through); ``settle`` adds them, under the reason chosen for the first
-    passed: int = 0
-    pass_reason: str | None = None
+    __slots__ = (
+        "decoded", "events", "kinds", "name", "oversized", "pass_reason", "passed", "reasons",
+        "trailing",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.name: str | None = None
+        self.kinds: Counter[str] = Counter()
+        self.events = 0
+        self.decoded = 0
+        self.reasons: Counter[str] = Counter()
+        self.trailing = 0  # decoded events with bytes after the fields their metadata describes
+        self.oversized = 0  # events whose fields took more than MAX_EVENT_JSON
+        # records that passed through, not yet in ``events``, ``kinds`` and ``reasons``
+        # (see pass_through); ``settle`` adds them, under the reason chosen for the first
+        self.passed = 0
+        self.pass_reason: str | None = None
 
     def settle(self) -> None:
         """Add the records that passed through to the other counts."""

@@ -48,9 +48,9 @@ import os
 import struct
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import BinaryIO, NamedTuple
 
+from .. import record
 from ..eventdescriptor import EventDescriptor
 from ..payloadvalues import utf16_end
 from .kernel import group_guid
@@ -156,8 +156,7 @@ def pass_kind(kind: PassKind) -> tuple[bytes, EventDescriptor]:
     return guid, EventDescriptor(0, version, 0, level, opcode)
 
 
-@dataclass(frozen=True, slots=True)
-class TraceInfo:
+class TraceInfo(record.Record):
     """What the trace's file header says."""
 
     pointer_size: int

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from dataclasses import dataclass
 from typing import Any
+
+from ..record import Record
 
 MANIFEST_EVENT_ID = 0xFFFE
 MANIFEST_OPCODE = 254
@@ -40,8 +41,7 @@ class EnvelopeError(ValueError):
     """A manifest event's payload is no manifest envelope."""
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(Record):
     format: int
     major: int
     minor: int

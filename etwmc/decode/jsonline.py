@@ -107,11 +107,8 @@ def head_json(head: EventHead) -> tuple[str, str]:
 # Writes the line of an event of one head with no activity ids, not decoded, without
 # message or error (a record that passes through), from its time, pid and tid.
 BareLine = Callable[[int | None, int | None, int | None], str]
-# Writes the line of a decoded event of one head without a message, from its time, pid,
-# tid, activity ids, fields (JSON text) and trailing bytes.
-DecodedLine = Callable[[int | None, int | None, int | None, bytes, bytes, str, int], str]
-# a head, its line up to the timestamp's key, its kind's piece, and its two line writers
-_Pieces = tuple[EventHead, str, str, BareLine, DecodedLine]
+# a head, its line up to the timestamp's key, its kind's piece, and its bare line's writer
+_Pieces = tuple[EventHead, str, str, BareLine]
 
 
 class JsonLines:
@@ -134,7 +131,6 @@ class JsonLines:
             start,
             kind,
             self._bare(start, f'{_NO_IDS},{kind}false,"message":null}}'),
-            self._decoded(start, f',{kind}true,"message":null,"fields":'),
         )
         if len(self._heads) < MAX_HEADS and len(start) <= MAX_HEAD_TEXT:
             self._heads[id(head)] = found
@@ -152,34 +148,6 @@ class JsonLines:
 
         return bare
 
-    def _decoded(self, start: str, middle: str) -> DecodedLine:
-        stamps = self.stamps
-        close = "}" + self.end
-
-        def decoded(
-            t: int | None,
-            pid: int | None,
-            tid: int | None,
-            activity: bytes,
-            related: bytes,
-            fields: str,
-            trailing: int,
-        ) -> str:
-            if (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID):
-                ids = (
-                    f',"activity_id":{plain_json(stamps.guid(activity))},'
-                    f'"related_activity_id":{plain_json(stamps.guid(related))}'
-                )
-            else:
-                ids = _NO_IDS
-            tail = f',"trailing_bytes":{trailing}{close}' if trailing else close
-            return (
-                f'{start}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
-                f'"tid":{"null" if tid is None else tid}{ids}{middle}{fields}{tail}'
-            )
-
-        return decoded
-
     def bare_line(self, head: EventHead) -> BareLine:
         """What writes the line of an event of ``head`` with no activity ids, not
         decoded, without message or error (a record that passes through), and
@@ -189,14 +157,11 @@ class JsonLines:
     def line(self, ev: Event) -> str:
         """The event's JSON line, and ``end``."""
         head, t, pid, tid, activity, related, decoded, message, fields, trailing, error, _ = ev
-        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
         found = self._head(head)
+        ids = (activity and activity != ZERO_GUID) or (related and related != ZERO_GUID)
         if not (ids or decoded or message is not None or error is not None):
             return found[3](t, pid, tid)
-        if decoded and message is None and fields is not None and error is None:
-            return found[4](t, pid, tid, activity, related, fields, trailing)
         stamps = self.stamps
-        pids = f'"pid":{"null" if pid is None else pid},"tid":{"null" if tid is None else tid}'
         if ids:
             ids_json = (
                 f',"activity_id":{plain_json(stamps.guid(activity))},'
@@ -214,7 +179,8 @@ class JsonLines:
         else:
             tail = "}"
         return (
-            f"{found[1]}{stamps.json(t)},{pids}{ids_json},{found[2]}"
+            f'{found[1]}{stamps.json(t)},"pid":{"null" if pid is None else pid},'
+            f'"tid":{"null" if tid is None else tid}{ids_json},{found[2]}'
             f"{'true' if decoded else 'false'},"
             f'"message":{"null" if message is None else encode(message)}{tail}{self.end}'
         )

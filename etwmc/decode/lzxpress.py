@@ -102,12 +102,13 @@ def _bulk(src: bytes, limit: int, out: bytearray) -> tuple[int, int] | None:
         for byte in reversed(flags):
             runs, tail = runs_of[byte]
             for literals in runs:
-                if literals == 1:  # the most common run: an append costs less than a slice
-                    append(src[pos])
-                    pos += 1
-                elif literals:
-                    out += src[pos : pos + literals]
-                    pos += literals
+                if literals:  # no literals before most matches: one test for them
+                    if literals == 1:  # the most common run: an append costs less than a slice
+                        append(src[pos])
+                        pos += 1
+                    else:
+                        out += src[pos : pos + literals]
+                        pos += literals
                 token = u16[pos]
                 pos += 2
                 back = ~(token >> 3)  # -distance

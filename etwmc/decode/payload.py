@@ -33,12 +33,12 @@ import math
 import struct
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Event, Field, Manifest, Map, Provider, Struct, Template
 from ..msgformat import table_text
 from ..payloadvalues import PayloadValueError, ValueReader
+from ..record import Record, field
 from ..winmeta import InTypeCode
 from .bounds import MAX_ARRAY, element_size
 from .message import format_message
@@ -66,8 +66,7 @@ class DecodeError(ValueError):
     """An event's payload does not match its metadata (or there is no metadata)."""
 
 
-@dataclass(frozen=True, slots=True)
-class DecodedEvent:
+class DecodedEvent(Record):
     provider: str
     provider_id: uuid.UUID
     id: int

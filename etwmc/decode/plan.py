@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
 from json.encoder import encode_basestring  # a str as JSON, ensure_ascii=False
 
 from .. import winmeta as wm
 from ..model import Field, Struct
 from ..payloadvalues import MAX_ARRAY, NUMBERS, utf16_end, utf16_text
+from ..record import Record
 
 # inType code -> (size, struct format) of the integer types, as the payload reader has them
 INT_FORMATS: dict[int, tuple[int, str]] = {
@@ -51,8 +51,7 @@ _SPECIAL_OUTS = frozenset({"win:Port", "win:IPv4", "xs:boolean", "xs:string"})
 UNICODE_STRING = wm.InTypeCode.UNICODE_STRING
 
 
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(Record):
     """Consecutive plain integer fields, read with one ``struct`` format."""
 
     fields: tuple[Field, ...]
@@ -63,16 +62,14 @@ class Run:
     referenced: bool  # a later count or length names one of them
 
 
-@dataclass(frozen=True, slots=True)
-class String:
+class String(Record):
     """A UnicodeString field that ends at its NUL."""
 
     field: Field
     name: str
 
 
-@dataclass(frozen=True, slots=True)
-class Integers:
+class Integers(Record):
     """An array of plain integers: its count, then ``size``-byte items of ``code``."""
 
     field: Field

@@ -82,13 +82,6 @@ def _count_pass(c: ProviderCount, name: str | None) -> None:
         c.name = name
 
 
-def _count_decoded(c: ProviderCount, head: EventHead, trailing: int) -> None:
-    """Count a decoded event (``trailing``: the bytes after its described fields)."""
-    if trailing:
-        c.trailing += 1
-    tally(c, head.kind, head.provider_name, None)
-
-
 def _task_opcode(event: ModelEvent) -> str | None:
     """An unnamed event's name as decoders show it: its task's and opcode's names
     (EventSource manifests name events only this way; a TEMP.BIN keeps no symbol)."""
@@ -237,16 +230,17 @@ class TraceDecoder:
         epoch = self._epoch
         for rec in records:
             if isinstance(rec, PassRecord):
-                found = writers.get(rec[0])
+                kind, t, pid, tid = rec
+                found = writers.get(kind)
                 if found is None:
-                    route = self._pass_route(rec[0])
+                    route = self._pass_route(kind)
                     found = (route.counter, route.head.provider_name, bare_line(route.head))
                     if len(writers) < MAX_ROUTES:
-                        writers[rec[0]] = found
+                        writers[kind] = found
                 c, name, write = found
                 if c is not None:  # else a provider not asked for
                     _count_pass(c, name)
-                    yield write(rec[1], rec[2], rec[3])
+                    yield write(t, pid, tid)
                 continue
             ev = self.event(rec)
             if self._epoch != epoch:  # the event named a provider: routes changed
@@ -353,7 +347,9 @@ class TraceDecoder:
             c.oversized += 1
             tally(c, head.kind, head.provider_name, OVERSIZED_REASON)
             return self._failed(rec, head, _too_large(len(fields)))
-        _count_decoded(c, head, trailing)
+        if trailing:
+            c.trailing += 1
+        tally(c, head.kind, head.provider_name, None)
         return _new(
             Event,
             (head, rec.time, rec.pid, rec.tid, rec.activity, rec.related, True, message,

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from .. import winmeta as wm
 from ..model import Field
 from ..payloadvalues import ansi_text, utf16_text
+from ..record import Record
 from ..winmeta import InTypeCode
 from .bounds import MAX_ARRAY, min_size
 from .payload import DecodeError, PayloadReader
@@ -76,8 +76,7 @@ _CHARACTER_ARRAYS = frozenset({InTypeCode.UINT8, InTypeCode.UINT16})
 _WIDE_CHARACTERS = InTypeCode.UINT16
 
 
-@dataclass(frozen=True, slots=True)
-class TlField:
+class TlField(Record):
     name: str
     in_type: int  # bits 0-4 of the inType byte
     arity: int  # 0, VCOUNT, CCOUNT or CUSTOM
@@ -95,8 +94,7 @@ class TlField:
         return 2 if self.arity == VCOUNT else self.size
 
 
-@dataclass(frozen=True, slots=True)
-class TlEvent:
+class TlEvent(Record):
     name: str
     fields: tuple[TlField, ...]
 
