@@ -365,24 +365,31 @@ def test_the_console_entry_freezes_start_up_and_collects_as_the_command_needs(
     assert proc.stdout == f"{collects} True\n"
 
 
-def test_no_collection_runs_from_the_console_entry_to_the_end_of_a_lint(tmp_path: Path) -> None:
-    # The console script (etwmc.console) turns the collector off before the command
-    # line's modules load, so a lint runs start to end without one collection.
-    manifest = Path(__file__).resolve().parents[1] / "examples" / "hello.man"
+def _collections_in_console(tmp_path: Path, argv: list[str], threshold: int | None) -> str:
+    """What a process that runs ``etwmc ARGV`` through the console script prints at its
+    exit: the number of collections that started in it (the last line of its output)."""
     code = (
         "import atexit, gc, sys\n"
         "from etwmc.console import console\n"
-        "runs = []\n"
+        + (f"gc.set_threshold({threshold})\n" if threshold is not None else "")
+        + "runs = []\n"
         "gc.callbacks.append(lambda phase, info: runs.append(info) if phase == 'start' else None)\n"
         "atexit.register(lambda: print(len(runs)))\n"
-        f"sys.argv = ['etwmc', 'lint', '-q', {str(manifest)!r}]\n"
+        f"sys.argv = {['etwmc', *argv]!r}\n"
         "console()\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == "0\n"
+    return proc.stdout
+
+
+def test_no_collection_runs_from_the_console_entry_to_the_end_of_a_lint(tmp_path: Path) -> None:
+    # The console script (etwmc.console) turns the collector off before the command
+    # line's modules load, so a lint runs start to end without one collection.
+    manifest = Path(__file__).resolve().parents[1] / "examples" / "hello.man"
+    assert _collections_in_console(tmp_path, ["lint", "-q", str(manifest)], None) == "0\n"
 
 
 @pytest.mark.parametrize("command", ["compile", "lint"])
@@ -392,21 +399,8 @@ def test_no_collection_runs_after_a_compile_returns(tmp_path: Path, command: str
     # as the command returns and walking it all at once.  The threshold of 1 makes any
     # object left alive enough to start a collection wherever the collector is on.
     manifest = Path(__file__).resolve().parents[1] / "examples" / "hello.man"
-    code = (
-        "import atexit, gc, sys\n"
-        "from etwmc.console import console\n"
-        "gc.set_threshold(1)\n"
-        "runs = []\n"
-        "gc.callbacks.append(lambda phase, info: runs.append(info) if phase == 'start' else None)\n"
-        "atexit.register(lambda: print(len(runs)))\n"
-        f"sys.argv = ['etwmc', {command!r}, {str(manifest)!r}, '-o', 'out']\n"
-        "console()\n"
-    )
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=60
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "0"
+    printed = _collections_in_console(tmp_path, [command, str(manifest), "-o", "out"], 1)
+    assert printed.splitlines()[-1] == "0"
 
 
 def test_the_console_entry_module_loads_nothing_before_the_collector_is_off() -> None:
