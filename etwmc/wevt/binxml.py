@@ -112,29 +112,6 @@ def _units(s: str) -> bytes:
     return data if len(data) <= 2 * MAX_UNITS else data[: 2 * MAX_UNITS]
 
 
-def _all_short(template: Template) -> bool:
-    """Whether every text of the template that its BinXML can hold (names, attribute
-    names and values, namespace prefixes and URIs) has at most ``MAX_UNITS // 2``
-    characters, so that none can take more than :data:`MAX_UNITS` UTF-16 code units."""
-    limit = MAX_UNITS // 2
-    if template.name is not None and len(template.name) > limit:
-        return False
-    if any(len(item.name) > limit for item in template.items):
-        return False
-    nodes = [template.user_data] if template.user_data is not None else []
-    while nodes:
-        node = nodes.pop()
-        texts = [node.tag[1]]
-        for (_, name), value in node.attrs:
-            texts += (name, value)
-        for prefix, uri in node.nsmap:
-            texts += (prefix or "", uri)
-        if any(len(t) > limit for t in texts):
-            return False
-        nodes.extend(node.children)
-    return True
-
-
 def _stored_texts(template: Template) -> Iterator[str]:
     """Every element name, attribute name and attribute value the template's BinXML
     stores, in the order it stores them."""
@@ -164,13 +141,14 @@ def _node_texts(node: XmlNode) -> Iterator[str]:
 def oversized(template: Template) -> list[tuple[str, int]]:
     """(start of the text, length in UTF-16 code units) of every name or attribute
     value of the template's BinXML that is longer than :data:`MAX_UNITS`."""
-    if _all_short(template):
-        return []
     out: list[tuple[str, int]] = []
     for text in _stored_texts(template):
-        n = len(utf16(text)) // 2
-        if n > MAX_UNITS:
-            out.append((text[:24], n))
+        # A character takes at most two code units: only a text of more than
+        # MAX_UNITS // 2 of them can be too long, and only that one is encoded.
+        if len(text) > MAX_UNITS // 2:
+            n = len(utf16(text)) // 2
+            if n > MAX_UNITS:
+                out.append((text[:24], n))
     return out
 
 
