@@ -295,12 +295,9 @@ class _Writer:
         arrays: list[bytes] = []
         for e in events:
             keywords = e.keywords
-            mask = 0
             if keywords:
                 by_mask = sorted(keywords, key=_by_mask)
                 arrays.append(b"".join([keyword_ref.get(id(k), no_ref) for k in by_mask]))
-                for k in by_mask:
-                    mask |= k.mask
                 kw_array = array_at
                 array_at += KEYWORD_REF.size * len(keywords)
             else:
@@ -312,7 +309,7 @@ class _Writer:
             entries.append(
                 pack(
                     e.value & 0xFFFF, e.version & 0xFF, ch_value, lv_value, op_value, task_value,
-                    (mask | ch_bit) & 0xFFFFFFFFFFFFFFFF,
+                    (e.keyword_mask | ch_bit) & 0xFFFFFFFFFFFFFFFF,
                     event_id(e), ref(id(e.template), 0), op_at, lv_at, task_at, len(keywords),
                     kw_array, ch_at,
                 )
