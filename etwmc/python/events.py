@@ -114,19 +114,19 @@ class Shape:
         """The docstring's paragraph of an event message (``text``, not empty), after
         a blank line: ``Message:`` and :meth:`message` of it, on one line when it fits
         and needs no escape."""
+        line = None
         if _PLAIN_LINE.fullmatch(text) and "!" not in text:
             # Plain words around bare inserts (every "%" starts one): the inserts'
-            # names are identifiers, so the line stays plain words.
+            # names are identifiers, so the line stays plain words, which
+            # :meth:`message` and the whitespace pass would keep as they are.
             parts = _INSERT.split(text)
             if len(parts) == 2 * text.count("%") + 1:
                 inserts = self._inserts
                 for i in range(1, len(parts), 2):
                     parts[i] = inserts.get(parts[i]) or f"%{parts[i]}"
                 line = "Message: " + "".join(parts)
-                if len(line) <= _DOC_WIDTH:
-                    return f"\n\n    {line}"
-                return "\n" + docstrings.paragraphs_text("    ", [line])
-        line = " ".join(f"Message: {self.message(text)}".split())
+        if line is None:
+            line = " ".join(f"Message: {self.message(text)}".split())
         if len(line) <= _DOC_WIDTH and _UNESCAPED.fullmatch(line):
             return f"\n\n    {line}"
         return "\n" + docstrings.paragraphs_text("    ", [line])
